@@ -1,0 +1,204 @@
+/**
+ * \file kit.h
+ * \brief The harness: stages, inputs, the CPU reference, checked and timed runs.
+ *
+ * Everything here returns a ::kit_status and, on failure, fills a ::kit_error with one
+ * sentence a student can act on. Nothing here prints or exits: the ladder program and the
+ * tests decide what to show and how to end.
+ */
+#ifndef KIT_H
+#define KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a harness call found. KIT_OK is 0; every other value is a failure. */
+typedef enum kit_status {
+    KIT_OK = 0,
+    KIT_WRONG_RESULT,  /**< the stage finished but its sum is not the exact sum */
+    KIT_NO_RESULT,     /**< some blocks left their partial sum unwritten (poison still there) */
+    KIT_OUT_OF_BOUNDS, /**< the stage wrote outside the partial sums it said it wrote */
+    KIT_INPUT_CHANGED, /**< the stage wrote into its input */
+    KIT_BAD_LAUNCHER,  /**< the launcher returned a count of partial sums that cannot be right */
+    KIT_TIMEOUT,       /**< the GPU did not finish in time: an endless loop or a deadlock */
+    KIT_CUDA_ERROR,    /**< a CUDA call failed (the message names the call, file and line) */
+    KIT_NO_GPU,        /**< no CUDA device is usable */
+    KIT_BAD_ARGUMENT,  /**< a value given by the user is out of range */
+    KIT_OUT_OF_MEMORY  /**< the GPU or host has too little memory for this n */
+} kit_status;
+
+/** A failure, as one line of text. */
+typedef struct kit_error {
+    kit_status status;
+    char message[1024];
+} kit_error;
+
+/** Short upper-case name of a status ("OK", "WRONG", "NO RESULT", ...). */
+const char *kit_status_name(kit_status status);
+
+/** Records \p status and a printf-style message in \p err (if not NULL); returns \p status. */
+kit_status kit_fail(kit_error *err, kit_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---------------------------------------------------------------- stages */
+
+/** Number of stages in common/stages.def. */
+#define KIT_STAGE_COUNT 7
+
+/** One row of common/stages.def, bound to one implementation (labs or solutions). */
+typedef struct kit_stage {
+    int number;               /**< 1..KIT_STAGE_COUNT */
+    const char *dir;          /**< folder under labs/ and solutions/, e.g. "03_sequential_addressing" */
+    const char *name;         /**< kernel and file name, e.g. "reduce_sequential_addressing" */
+    const char *title;        /**< a few words on the idea */
+    unsigned min_threads;     /**< smallest supported block size (power of two) */
+    unsigned max_threads;     /**< largest supported block size (power of two) */
+    const kit_pass_fn *pass;  /**< the stage's launcher */
+    const char *impl;         /**< "labs" or "solutions" */
+    const char *source;       /**< path of the stage's .cu file, for messages */
+} kit_stage;
+
+/** The reference solutions, in stage order. */
+extern const kit_stage kit_solutions_stages[KIT_STAGE_COUNT];
+/** The labs (the student's kernels), in stage order. */
+extern const kit_stage kit_labs_stages[KIT_STAGE_COUNT];
+
+/** The stage with this number in \p table, or NULL. */
+const kit_stage *kit_find_stage(const kit_stage *table, int number);
+
+/** KIT_OK if \p threads is a power of two the stage supports; else KIT_BAD_ARGUMENT. */
+kit_status kit_check_threads(const kit_stage *stage, unsigned threads, kit_error *err);
+
+/* ---------------------------------------------------------------- inputs and reference */
+
+/** The input patterns. Each catches a different kind of mistake. */
+typedef enum kit_pattern {
+    KIT_PATTERN_RANDOM,     /**< small signed ints in [-8, 8], seeded */
+    KIT_PATTERN_POSITIONAL, /**< 1..15, a function of the index: a dropped or doubled element shows */
+    KIT_PATTERN_ONES,       /**< all ones: the sum is n, so a count of lost elements is visible */
+    KIT_PATTERN_LAST_ONLY   /**< zeros and one 7 in the very last slot: catches a lost tail */
+} kit_pattern;
+
+/** Number of input patterns. */
+#define KIT_PATTERN_COUNT 4
+
+/** Name of a pattern ("random", "positional", "ones", "last-only"). */
+const char *kit_pattern_name(kit_pattern pattern);
+/** Parses a pattern name; KIT_BAD_ARGUMENT if unknown. */
+kit_status kit_pattern_parse(const char *text, kit_pattern *pattern, kit_error *err);
+
+/** Fills \p values[0..n) with \p pattern; the same seed always gives the same input. */
+void kit_fill_input(int *values, size_t n, kit_pattern pattern, uint64_t seed);
+
+/** The exact sum of \p values, in 64 bits. */
+int64_t kit_reference_sum(const int *values, size_t n);
+
+/**
+ * What a 32-bit int reduction must return for an exact sum: the sum modulo 2^32, as the
+ * GPU's two's-complement adds give it. For the kit's patterns and n <= 2^27 no wrap happens.
+ */
+int kit_expected_int(int64_t exact_sum);
+
+/* ---------------------------------------------------------------- the GPU */
+
+/** The device the harness runs on. */
+typedef struct kit_gpu {
+    char name[256];
+    int sm_count;
+    int l2_bytes;
+    int cc_major, cc_minor;
+    double peak_gbps;       /**< theoretical DRAM bandwidth from clock and bus width; 0 if unknown */
+    size_t free_bytes, total_bytes;
+} kit_gpu;
+
+/** Opens device 0 and describes it; KIT_NO_GPU with a clear message if there is none. */
+kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err);
+
+/** Device memory a workspace for \p n ints needs, in bytes. */
+size_t kit_workspace_bytes(size_t n);
+
+/* ---------------------------------------------------------------- runs */
+
+/**
+ * Device buffers for one input size: the input (followed by a guard of known values, so a
+ * read past n shows in the sum) and two partial-sum buffers used in turn by the passes
+ * (each between two poisoned guards, so a write outside them shows).
+ */
+typedef struct kit_workspace {
+    size_t n;
+    size_t capacity;      /**< partial sums each partial buffer holds */
+    int *host_input;      /**< the input, as generated */
+    int64_t expected;     /**< exact sum of the input */
+    kit_pattern pattern;
+    uint64_t seed;
+    double timeout_s;     /**< how long one run may take before it counts as hung */
+    int *device_input;    /**< n ints followed by KIT_INPUT_GUARD ints of KIT_INPUT_GUARD_VALUE */
+    int *device_partial[2];
+    void *cub_temp;       /**< scratch space for the CUB baseline (allocated on first use) */
+    size_t cub_temp_bytes;
+} kit_workspace;
+
+/** Value written into unwritten partial sums before each checked pass. */
+#define KIT_POISON ((int)0xA5A5A5A5)
+/** Ints after the input that hold KIT_INPUT_GUARD_VALUE, and around each partial buffer. */
+#define KIT_INPUT_GUARD 1024
+#define KIT_PARTIAL_GUARD 64
+/** What a read past the end of the input adds to the sum, per element read. */
+#define KIT_INPUT_GUARD_VALUE (1 << 20)
+
+/** Allocates a workspace for \p n ints (1 <= n <= KIT_MAX_N). */
+kit_status kit_workspace_init(kit_workspace *ws, size_t n, kit_error *err);
+/** Generates the input, copies it to the GPU and computes its exact sum. */
+kit_status kit_workspace_fill(kit_workspace *ws, kit_pattern pattern, uint64_t seed, kit_error *err);
+/** Frees everything the workspace holds (safe on a zeroed or half-built workspace). */
+void kit_workspace_free(kit_workspace *ws);
+
+/**
+ * Runs \p stage once with every check the kit has: partial buffers poisoned before each
+ * pass, every partial sum written, nothing written outside them, the input unchanged, and
+ * the final value equal to the exact sum. \p got receives the stage's answer when it has one.
+ */
+kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                           int *got, kit_error *err);
+
+/** Robust summary of repeated timings. */
+typedef struct kit_timing {
+    double median_ms;
+    double min_ms, max_ms;
+    double q1_ms, q3_ms;  /**< quartiles: (q3 - q1) / median is the spread */
+    int reps;
+} kit_timing;
+
+/** Relative spread of a timing: (q3 - q1) / median. */
+double kit_timing_spread(const kit_timing *t);
+
+/**
+ * Times all passes of \p stage with CUDA events: \p warmup untimed runs, then \p reps timed
+ * runs, then the result is checked again. Time does not include copying the input.
+ */
+kit_status kit_time_stage(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                          int warmup, int reps, kit_timing *timing, kit_error *err);
+
+/** Times cub::DeviceReduce::Sum on the workspace's input (and checks its answer). */
+kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
+
+/** Times a device-to-device copy of the input: the bandwidth ceiling. */
+kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
+
+/** Waits for the GPU, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still busy. */
+kit_status kit_sync(double timeout_s, kit_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIT_H */

@@ -1,0 +1,197 @@
+/**
+ * \file ladder.c
+ * \brief The ladder program: runs the stages, checks and times each, prints the table.
+ *
+ * One row per stage (median time, GB/s, speedup over the previous stage and over stage 1,
+ * share of CUB's bandwidth, ok/WRONG), then CUB and a device-to-device copy as yardsticks.
+ * `reduce_ladder --help` lists the options.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "options.h"
+
+/** One row of the ladder. */
+typedef struct ladder_row {
+    const char *label;  /* "1".."7", "CUB", "copy" */
+    const char *title;
+    int ran;            /* 0: not run (an earlier failure made the GPU unusable) */
+    kit_status status;
+    char message[sizeof(((kit_error *)0)->message)];
+    kit_timing timing;
+    double gbps;
+    double bytes;       /* bytes the row moves per run: what GB/s divides */
+} ladder_row;
+
+static void run_timed_row(ladder_row *row, double bytes, kit_status status, const kit_error *err)
+{
+    row->ran = 1;
+    row->status = status;
+    row->bytes = bytes;
+    if (status != KIT_OK)
+        snprintf(row->message, sizeof row->message, "%s", err->message);
+    else
+        row->gbps = bytes / (row->timing.median_ms * 1e-3) / 1e9;
+}
+
+/* A failure that leaves the CUDA context unusable stops the ladder. */
+static int context_lost(kit_status status)
+{
+    return status == KIT_TIMEOUT || status == KIT_CUDA_ERROR;
+}
+
+static void ratio(char *out, size_t size, const ladder_row *a, const ladder_row *b, int percent)
+{
+    if (!a || !b || !a->ran || !b->ran || a->status != KIT_OK || b->status != KIT_OK)
+        snprintf(out, size, "-");
+    else if (percent)
+        snprintf(out, size, "%.1f%%", 100.0 * a->gbps / b->gbps);
+    else
+        snprintf(out, size, "%.2fx", b->timing.median_ms / a->timing.median_ms);
+}
+
+int main(int argc, char **argv)
+{
+    kit_options opt;
+    kit_error err = {KIT_OK, ""};
+    if (kit_parse_options(argc, argv, &opt, &err) != KIT_OK) {
+        fprintf(stderr, "reduce_ladder: %s\n", err.message);
+        return 2;
+    }
+    if (opt.help) {
+        fputs(kit_usage(), stdout);
+        return 0;
+    }
+    kit_gpu gpu;
+    if (kit_gpu_open(&gpu, &err) != KIT_OK) {
+        fprintf(stderr, "reduce_ladder: %s\n", err.message);
+        return 2;
+    }
+    kit_workspace ws;
+    if (kit_workspace_init(&ws, opt.n, &err) != KIT_OK ||
+        kit_workspace_fill(&ws, opt.pattern, opt.seed, &err) != KIT_OK) {
+        fprintf(stderr, "reduce_ladder: %s\n", err.message);
+        kit_workspace_free(&ws);
+        return 2;
+    }
+    ws.timeout_s = opt.timeout_s;
+
+    const kit_stage *table = opt.use_labs ? kit_labs_stages : kit_solutions_stages;
+    ladder_row rows[KIT_STAGE_COUNT + 2];
+    ladder_row *stage_row[KIT_STAGE_COUNT + 1] = {NULL};
+    int count = 0, lost = 0;
+    const double bytes = (double)opt.n * sizeof(int);
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        if (opt.stage != 0 && opt.stage != k)
+            continue;
+        const kit_stage *stage = kit_find_stage(table, k);
+        ladder_row *row = &rows[count++];
+        memset(row, 0, sizeof *row);
+        static char labels[KIT_STAGE_COUNT + 1][4];
+        snprintf(labels[k], sizeof labels[k], "%d", k);
+        row->label = labels[k];
+        row->title = stage->title;
+        stage_row[k] = row;
+        if (lost)
+            continue;
+        int got = 0;
+        kit_status status = kit_run_checked(stage, &ws, opt.threads, &got, &err);
+        if (status == KIT_OK)
+            status = kit_time_stage(stage, &ws, opt.threads, 3, opt.reps, &row->timing, &err);
+        run_timed_row(row, bytes, status, &err);
+        lost = context_lost(status);
+    }
+    ladder_row *cub = NULL, *copy = NULL;
+    if (opt.baselines) {
+        cub = &rows[count++];
+        memset(cub, 0, sizeof *cub);
+        cub->label = "CUB";
+        cub->title = "cub::DeviceReduce::Sum";
+        if (!lost) {
+            kit_status status = kit_time_cub(&ws, 3, opt.reps, &cub->timing, &err);
+            run_timed_row(cub, bytes, status, &err);
+            lost = context_lost(status);
+        }
+        copy = &rows[count++];
+        memset(copy, 0, sizeof *copy);
+        copy->label = "copy";
+        copy->title = "device-to-device copy (read+write)";
+        if (!lost)
+            run_timed_row(copy, 2 * bytes, kit_time_copy(&ws, 3, opt.reps, &copy->timing, &err), &err);
+    }
+
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d", localtime(&now));
+    const char *impl = opt.use_labs ? "labs" : "solutions";
+    int failures = 0;
+    for (int r = 0; r < count; r++)
+        failures += !rows[r].ran || rows[r].status != KIT_OK;
+
+    if (opt.format == KIT_FORMAT_TABLE) {
+        printf("Reduction ladder on %s (%d SMs, %.0f MB L2, peak %.0f GB/s), %s\n", gpu.name, gpu.sm_count,
+               gpu.l2_bytes / 1e6, gpu.peak_gbps, date);
+        printf("n = %zu ints (%.0f MiB), %u threads, %s input (seed %llu), median of %d runs, %s\n\n",
+               opt.n, bytes / 1048576.0, opt.threads, kit_pattern_name(opt.pattern),
+               (unsigned long long)opt.seed, opt.reps, impl);
+        printf("%-5s %-38s %9s %7s %8s %7s %7s %8s  %s\n", "stage", "what", "time ms", "spread", "GB/s",
+               "step", "cumul.", "% of CUB", "result");
+    } else if (opt.format == KIT_FORMAT_CSV) {
+        printf("stage,title,impl,n,threads,median_ms,q1_ms,q3_ms,min_ms,max_ms,reps,gbps,step_speedup,"
+               "cumulative_speedup,percent_of_cub,result,gpu,date\n");
+    } else {
+        printf("{\n  \"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"l2_bytes\": %d, \"peak_gbps\": %.1f},\n"
+               "  \"date\": \"%s\", \"impl\": \"%s\", \"n\": %zu, \"threads\": %u, \"pattern\": \"%s\", "
+               "\"seed\": %llu, \"reps\": %d,\n  \"rows\": [\n", gpu.name, gpu.sm_count, gpu.l2_bytes,
+               gpu.peak_gbps, date, impl, opt.n, opt.threads, kit_pattern_name(opt.pattern),
+               (unsigned long long)opt.seed, opt.reps);
+    }
+    for (int r = 0; r < count; r++) {
+        const ladder_row *row = &rows[r];
+        int k = row->label[0] >= '1' && row->label[0] <= '9' ? row->label[0] - '0' : 0;
+        char step[16], cumul[16], pct[16];
+        ratio(step, sizeof step, row, k > 1 ? stage_row[k - 1] : NULL, 0);
+        ratio(cumul, sizeof cumul, row, k ? stage_row[1] : NULL, 0);
+        ratio(pct, sizeof pct, row, (k && cub) ? cub : NULL, 1);
+        const char *result = !row->ran ? "not run" : row->status == KIT_OK ? "ok" : kit_status_name(row->status);
+        int ok = row->ran && row->status == KIT_OK;
+        if (opt.format == KIT_FORMAT_TABLE) {
+            if (ok)
+                printf("%-5s %-38s %9.4f %6.1f%% %8.1f %7s %7s %8s  %s\n", row->label, row->title,
+                       row->timing.median_ms, 100.0 * kit_timing_spread(&row->timing), row->gbps, step, cumul,
+                       pct, result);
+            else
+                printf("%-5s %-38s %9s %7s %8s %7s %7s %8s  %s\n", row->label, row->title, "-", "-", "-", "-",
+                       "-", "-", result);
+        } else if (opt.format == KIT_FORMAT_CSV) {
+            printf("%s,\"%s\",%s,%zu,%u,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.3f,%s,%s,%s,%s,\"%s\",%s\n", row->label,
+                   row->title, impl, opt.n, opt.threads, row->timing.median_ms, row->timing.q1_ms,
+                   row->timing.q3_ms, row->timing.min_ms, row->timing.max_ms, row->timing.reps, row->gbps,
+                   step, cumul, pct, result, gpu.name, date);
+        } else {
+            printf("    {\"stage\": \"%s\", \"title\": \"%s\", \"result\": \"%s\", \"median_ms\": %.6f, "
+                   "\"q1_ms\": %.6f, \"q3_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"gbps\": %.3f, "
+                   "\"step_speedup\": \"%s\", \"cumulative_speedup\": \"%s\", \"percent_of_cub\": \"%s\"}%s\n",
+                   row->label, row->title, result, row->timing.median_ms, row->timing.q1_ms, row->timing.q3_ms,
+                   row->timing.min_ms, row->timing.max_ms, row->gbps, step, cumul, pct,
+                   r + 1 < count ? "," : "");
+        }
+    }
+    if (opt.format == KIT_FORMAT_JSON)
+        printf("  ]\n}\n");
+    FILE *notes = opt.format == KIT_FORMAT_TABLE ? stdout : stderr;
+    if (failures && opt.format == KIT_FORMAT_TABLE)
+        fputc('\n', notes);
+    for (int r = 0; r < count; r++) {
+        if (rows[r].ran && rows[r].status != KIT_OK)
+            fprintf(notes, "%s %s: %s\n", rows[r].label, kit_status_name(rows[r].status), rows[r].message);
+        else if (!rows[r].ran)
+            fprintf(notes, "%s not run: an earlier failure left the GPU unusable in this process\n",
+                    rows[r].label);
+    }
+    kit_workspace_free(&ws);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,186 @@
+/**
+ * \file options.c
+ * \brief Parsing and range-checking of the ladder's command line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+const char *kit_usage(void)
+{
+    return "usage: reduce_ladder [options]\n"
+           "Runs the reduction stages on the GPU, checks each against the exact sum and times it.\n"
+           "\n"
+           "  --stage K       run stage K only (1-7), or 'all' (default: all)\n"
+           "  --impl WHICH    'solutions' (reference kernels, default) or 'labs' (yours)\n"
+           "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26)\n"
+           "  --threads T     block size, a power of two from 64 to 1024 (default: 256)\n"
+           "  --reps R        timed repetitions per row, at least 20 (default: 30)\n"
+           "  --seed S        input seed (default: 1)\n"
+           "  --pattern P     random, positional, ones or last-only (default: random)\n"
+           "  --format F      table, csv or json (default: table)\n"
+           "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
+           "  --no-baselines  skip the CUB and device-to-device copy rows\n"
+           "  --help          show this text\n"
+           "\n"
+           "Exit status: 0 if every stage run gave the exact sum, 1 if any did not, 2 for bad\n"
+           "options or no usable GPU.\n";
+}
+
+void kit_options_default(kit_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n = (size_t)1 << 26;
+    o->threads = 256;
+    o->reps = 30;
+    o->seed = 1;
+    o->pattern = KIT_PATTERN_RANDOM;
+    o->format = KIT_FORMAT_TABLE;
+    o->timeout_s = 10.0;
+    o->baselines = 1;
+}
+
+/* Parses an unsigned decimal integer that fills the whole string. */
+static int parse_u64(const char *text, unsigned long long *value)
+{
+    if (!text || !*text || *text == '-' || *text == '+' || *text == ' ')
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return errno == 0 && end && *end == '\0';
+}
+
+kit_status kit_parse_count(const char *text, const char *what, size_t *value, kit_error *err)
+{
+    unsigned long long base = 0, exponent = 0;
+    const char *caret = strstr(text, "^"), *shift = strstr(text, "<<");
+    int ok;
+    if (caret || shift) {
+        size_t head = (size_t)((caret ? caret : shift) - text);
+        char left[32];
+        ok = head > 0 && head < sizeof left;
+        if (ok) {
+            memcpy(left, text, head);
+            left[head] = '\0';
+            ok = parse_u64(left, &base) && parse_u64((caret ? caret + 1 : shift + 2), &exponent) &&
+                 exponent < 63;
+        }
+        if (ok && caret)
+            ok = base == 2;
+        if (ok && shift)
+            ok = base == 1;
+        if (ok)
+            base = 1ull << exponent;
+    } else {
+        ok = parse_u64(text, &base);
+    }
+    if (!ok)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s must be a whole number (like 1000, 2^26 or 1<<26), "
+                        "not '%s'", what, text);
+    *value = (size_t)base;
+    return KIT_OK;
+}
+
+/* Takes the value of an option given as "--name value" or "--name=value". */
+static const char *option_value(int argc, char **argv, int *i, const char *name, int *matched)
+{
+    size_t len = strlen(name);
+    *matched = 0;
+    if (strncmp(argv[*i], name, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=') {
+        *matched = 1;
+        return argv[*i] + len + 1;
+    }
+    if (argv[*i][len] != '\0')
+        return NULL;
+    *matched = 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *err)
+{
+    kit_options_default(o);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        int m = 0;
+        size_t count = 0;
+        kit_status s;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            o->help = 1;
+        } else if (strcmp(arg, "--no-baselines") == 0) {
+            o->baselines = 0;
+        } else if ((v = option_value(argc, argv, &i, "--stage", &m)) || m) {
+            if (!v)
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--stage needs a value: 1 to %d, or all", KIT_STAGE_COUNT);
+            if (strcmp(v, "all") == 0) {
+                o->stage = 0;
+            } else if (kit_parse_count(v, "--stage", &count, NULL) != KIT_OK || count < 1 ||
+                       count > KIT_STAGE_COUNT) {
+                return kit_fail(err, KIT_BAD_ARGUMENT, "unknown stage '%s': use 1 to %d, or all", v,
+                                KIT_STAGE_COUNT);
+            } else {
+                o->stage = (int)count;
+            }
+        } else if ((v = option_value(argc, argv, &i, "--impl", &m)) || m) {
+            if (v && strcmp(v, "labs") == 0)
+                o->use_labs = 1;
+            else if (v && strcmp(v, "solutions") == 0)
+                o->use_labs = 0;
+            else
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--impl must be 'labs' or 'solutions', not '%s'",
+                                v ? v : "");
+        } else if ((v = option_value(argc, argv, &i, "--n", &m)) || m) {
+            if ((s = kit_parse_count(v ? v : "", "--n", &count, err)) != KIT_OK)
+                return s;
+            if (count < 1 || count > KIT_MAX_N)
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--n must be between 1 and %zu (2^30), not %s",
+                                KIT_MAX_N, v);
+            o->n = count;
+        } else if ((v = option_value(argc, argv, &i, "--threads", &m)) || m) {
+            if ((s = kit_parse_count(v ? v : "", "--threads", &count, err)) != KIT_OK)
+                return s;
+            if (count < 64 || count > 1024 || (count & (count - 1)) != 0)
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--threads must be a power of two from 64 to 1024, "
+                                "not %s", v);
+            o->threads = (unsigned)count;
+        } else if ((v = option_value(argc, argv, &i, "--reps", &m)) || m) {
+            if ((s = kit_parse_count(v ? v : "", "--reps", &count, err)) != KIT_OK)
+                return s;
+            if (count < KIT_MIN_REPS || count > 100000)
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--reps must be between %d and 100000, not %s",
+                                KIT_MIN_REPS, v);
+            o->reps = (int)count;
+        } else if ((v = option_value(argc, argv, &i, "--seed", &m)) || m) {
+            unsigned long long seed = 0;
+            if (!parse_u64(v, &seed))
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--seed must be a whole number, not '%s'", v ? v : "");
+            o->seed = seed;
+        } else if ((v = option_value(argc, argv, &i, "--pattern", &m)) || m) {
+            if ((s = kit_pattern_parse(v ? v : "", &o->pattern, err)) != KIT_OK)
+                return s;
+        } else if ((v = option_value(argc, argv, &i, "--format", &m)) || m) {
+            if (v && strcmp(v, "table") == 0)
+                o->format = KIT_FORMAT_TABLE;
+            else if (v && strcmp(v, "csv") == 0)
+                o->format = KIT_FORMAT_CSV;
+            else if (v && strcmp(v, "json") == 0)
+                o->format = KIT_FORMAT_JSON;
+            else
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--format must be table, csv or json, not '%s'",
+                                v ? v : "");
+        } else if ((v = option_value(argc, argv, &i, "--timeout", &m)) || m) {
+            if ((s = kit_parse_count(v ? v : "", "--timeout", &count, err)) != KIT_OK)
+                return s;
+            if (count < 1 || count > 3600)
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--timeout must be 1 to 3600 seconds, not %s", v);
+            o->timeout_s = (double)count;
+        } else {
+            return kit_fail(err, KIT_BAD_ARGUMENT, "unknown option '%s' (try --help)", arg);
+        }
+    }
+    return KIT_OK;
+}

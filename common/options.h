@@ -1,0 +1,51 @@
+/**
+ * \file options.h
+ * \brief Command-line options of the ladder program (parsing only; no CUDA here).
+ */
+#ifndef KIT_OPTIONS_H
+#define KIT_OPTIONS_H
+
+#include "kit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How the ladder prints its results. */
+typedef enum kit_format { KIT_FORMAT_TABLE, KIT_FORMAT_CSV, KIT_FORMAT_JSON } kit_format;
+
+/** Everything the ladder can be asked to do. */
+typedef struct kit_options {
+    int stage;          /**< 1..KIT_STAGE_COUNT, or 0 for all */
+    int use_labs;       /**< 1: the kernels in labs/; 0: the reference solutions */
+    size_t n;           /**< number of ints to reduce */
+    unsigned threads;   /**< block size */
+    int reps;           /**< timed repetitions per row (at least KIT_MIN_REPS) */
+    uint64_t seed;      /**< input seed */
+    kit_pattern pattern;
+    kit_format format;
+    double timeout_s;   /**< a run longer than this counts as hung */
+    int baselines;      /**< 1: also time CUB and a device-to-device copy */
+    int help;           /**< 1: --help was given */
+} kit_options;
+
+/** Fewest timed repetitions a row may use: fewer gives a median that moves. */
+#define KIT_MIN_REPS 20
+
+/** The defaults: all stages, solutions, n = 2^26, 256 threads, 30 repetitions. */
+void kit_options_default(kit_options *options);
+
+/** Parses argv into \p options; KIT_BAD_ARGUMENT with one line in \p err for any bad value. */
+kit_status kit_parse_options(int argc, char **argv, kit_options *options, kit_error *err);
+
+/** Parses a count: decimal ("67108864"), a power of two ("2^26") or a shift ("1<<26"). */
+kit_status kit_parse_count(const char *text, const char *what, size_t *value, kit_error *err);
+
+/** The --help text. */
+const char *kit_usage(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIT_OPTIONS_H */

@@ -1,0 +1,44 @@
+/**
+ * \file stage.h
+ * \brief What every stage file includes: the launcher signature and the line that registers it.
+ *
+ * A stage file defines one kernel and one launcher. The launcher does one pass of the
+ * reduction: it reads \c n ints from \c in, writes one partial sum per block to \c out and
+ * returns how many partial sums it wrote. The harness calls it again on those partial sums
+ * until one value is left, so a launcher never has to finish the job in one go.
+ *
+ * What the harness guarantees to a launcher:
+ *   - 1 <= n <= KIT_MAX_N, so an `unsigned int` index never overflows;
+ *   - `threads` is a power of two between the stage's min_threads and max_threads
+ *     (common/stages.def);
+ *   - `in` and `out` are 16-byte aligned, and `out` has room for at least ceil(n / 32)
+ *     partial sums.
+ */
+#ifndef KIT_STAGE_H
+#define KIT_STAGE_H
+
+#include <stddef.h>
+
+/** Largest n the kit accepts: 2^30 ints (4 GiB), so 32-bit unsigned indices are safe. */
+#define KIT_MAX_N ((size_t)1 << 30)
+
+/** One pass of a reduction: partial sums of \p in into \p out; returns how many it wrote. */
+typedef size_t (*kit_pass_fn)(const int *in, int *out, size_t n, unsigned threads);
+
+#define KIT_CAT_(a, b, c) a##b##c
+#define KIT_CAT(a, b, c) KIT_CAT_(a, b, c)
+
+/**
+ * The exported name of a stage's launcher, e.g. kit_solutions_reduce_naive. KIT_IMPL is set
+ * by the build (labs or solutions), so both versions of a stage can live in one program:
+ * the grader times the student's kernel against the reference in the same process.
+ */
+#define KIT_SYMBOL(name) KIT_CAT(kit_, KIT_IMPL, _##name)
+
+#ifdef __cplusplus
+/** Registers a stage file's launcher under the name the stage table looks for. */
+#define KIT_REGISTER_STAGE(name, launcher) \
+    extern "C" const kit_pass_fn KIT_SYMBOL(name) = launcher;
+#endif
+
+#endif /* KIT_STAGE_H */

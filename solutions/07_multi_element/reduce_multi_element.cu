@@ -1,0 +1,132 @@
+/*
+ * Stage 7: many elements per thread.
+ *
+ * Idea: a reduction reads each value once and does one add with it, so its speed limit is
+ * memory bandwidth. Stages 1-6 spend a whole tree (barriers, idle threads, a write-back)
+ * on every 2*blockSize values. Here each thread first adds up many values on its own, in a
+ * register, walking the input with a grid-stride loop, and the block's tree runs once at
+ * the end. The grid is capped at what the GPU holds at once (one wave of resident blocks),
+ * so every block streams through n / (threads * blocks) values.
+ *
+ * Changed since stage 6: the load became a loop, and the launcher caps the grid. The loop
+ * reads int4s (16 bytes, a quarter of the load instructions of int reads) and keeps four of
+ * them in flight per thread: with 2048 threads per SM that is 128 KB of reads outstanding
+ * per SM, which is what HBM needs to stay busy. The tree is stage 6's.
+ *
+ * The older version of this loop in course material had two bugs the kit avoids: it
+ * advanced `i` but indexed with the thread id, and it read in[i + blockSize] past the end
+ * when n was not a multiple of 2*blockSize. Here every read is inside [0, n).
+ *
+ * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
+ * Run:  ./build/reduce_ladder --stage 7 [--impl labs]
+ */
+#include <cuda_runtime.h>
+
+#include "stage.h"
+
+#define FULL_WARP 0xffffffffu
+
+//! [kernel]
+/** Each thread sums a grid-strided share of the input, then the block reduces as in stage 6. */
+template <unsigned int blockSize>
+static __global__ void reduce_multi_element(const int *in, int *out, unsigned int n)
+{
+    __shared__ int sdata[blockSize];
+    unsigned int tid = threadIdx.x;
+    int sum = 0;
+
+    // [todo] TODO(student): a grid-stride loop that sums many values per thread, tail included.
+    const int4 *in4 = (const int4 *)in;
+    unsigned int n4 = n / 4; /* whole int4s; block 0 adds the last n % 4 ints below */
+    unsigned int stride = blockSize * gridDim.x;
+    unsigned int i = blockIdx.x * blockSize + tid;
+    for (; i + 3 * stride < n4; i += 4 * stride) { /* four independent 16-byte loads in flight */
+        int4 a = in4[i], b = in4[i + stride], c = in4[i + 2 * stride], d = in4[i + 3 * stride];
+        sum += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) +
+               (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+    }
+    for (; i < n4; i += stride) {
+        int4 a = in4[i];
+        sum += a.x + a.y + a.z + a.w;
+    }
+    if (blockIdx.x == 0 && tid < n % 4)
+        sum += in[4 * n4 + tid];
+    // [todo] end of TODO
+
+    sdata[tid] = sum;
+    __syncthreads();
+    if (blockSize >= 1024) {
+        if (tid < 512)
+            sdata[tid] += sdata[tid + 512];
+        __syncthreads();
+    }
+    if (blockSize >= 512) {
+        if (tid < 256)
+            sdata[tid] += sdata[tid + 256];
+        __syncthreads();
+    }
+    if (blockSize >= 256) {
+        if (tid < 128)
+            sdata[tid] += sdata[tid + 128];
+        __syncthreads();
+    }
+    if (blockSize >= 128) {
+        if (tid < 64)
+            sdata[tid] += sdata[tid + 64];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        sum = sdata[tid] + sdata[tid + 32];
+        sum += __shfl_down_sync(FULL_WARP, sum, 16);
+        sum += __shfl_down_sync(FULL_WARP, sum, 8);
+        sum += __shfl_down_sync(FULL_WARP, sum, 4);
+        sum += __shfl_down_sync(FULL_WARP, sum, 2);
+        sum += __shfl_down_sync(FULL_WARP, sum, 1);
+    }
+    if (tid == 0)
+        out[blockIdx.x] = sum;
+}
+//! [kernel]
+
+/** Blocks of `threads` that the whole GPU keeps resident at once (one full wave). */
+[[maybe_unused]] /* until the lab's launcher calls it */
+static unsigned int resident_blocks(unsigned threads)
+{
+    static int sms = 0, threads_per_sm = 0;
+    if (sms == 0) {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+        if (sms < 1 || threads_per_sm < (int)threads) {
+            sms = 1;
+            threads_per_sm = (int)threads;
+        }
+    }
+    return (unsigned int)sms * ((unsigned int)threads_per_sm / threads);
+}
+
+//! [launcher]
+/** One pass over at most one wave of blocks. Returns the number of partial sums. */
+static size_t launch_reduce_multi_element(const int *in, int *out, size_t n, unsigned threads)
+{
+    // [todo-grid] TODO(student): enough blocks to fill the GPU once, and no more.
+    unsigned int per_block = 16 * threads; /* at least 16 values per thread */
+    unsigned int blocks = (unsigned int)((n + per_block - 1) / per_block);
+    if (blocks > resident_blocks(threads))
+        blocks = resident_blocks(threads);
+    // [todo-grid] end of TODO
+    unsigned int count = (unsigned int)n;
+    switch (threads) {
+    case 64: reduce_multi_element<64><<<blocks, 64>>>(in, out, count); break;
+    case 128: reduce_multi_element<128><<<blocks, 128>>>(in, out, count); break;
+    case 256: reduce_multi_element<256><<<blocks, 256>>>(in, out, count); break;
+    case 512: reduce_multi_element<512><<<blocks, 512>>>(in, out, count); break;
+    case 1024: reduce_multi_element<1024><<<blocks, 1024>>>(in, out, count); break;
+    default: return 0; /* not a supported block size: the harness reports it */
+    }
+    return blocks;
+}
+//! [launcher]
+
+KIT_REGISTER_STAGE(reduce_multi_element, launch_reduce_multi_element)

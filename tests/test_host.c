@@ -1,0 +1,264 @@
+/**
+ * \file test_host.c
+ * \brief Host-only unit tests: the CPU reference, the input patterns, option parsing and the
+ * stage table. They need no GPU and make no CUDA call, so they run everywhere, CI included.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kit.h"
+#include "options.h"
+
+/* ------------------------------------------------------------ reference */
+
+START_TEST(reference_sum_adds_signed_values_exactly)
+{
+    const int values[] = {1, 2, 3, -4, 10};
+    ck_assert_int_eq(kit_reference_sum(values, 5), 12);
+    ck_assert_int_eq(kit_reference_sum(values, 1), 1);
+    ck_assert_int_eq(kit_reference_sum(values, 0), 0);
+}
+END_TEST
+
+START_TEST(reference_sum_does_not_overflow_where_int32_would)
+{
+    const int values[] = {INT_MAX, INT_MAX, INT_MAX, INT_MIN};
+    ck_assert(kit_reference_sum(values, 3) == 3LL * INT_MAX);
+    ck_assert(kit_reference_sum(values, 4) == 3LL * INT_MAX + INT_MIN);
+}
+END_TEST
+
+START_TEST(expected_int_wraps_like_the_gpu_adds)
+{
+    ck_assert_int_eq(kit_expected_int(-1), -1);
+    ck_assert_int_eq(kit_expected_int(123456), 123456);
+    ck_assert_int_eq(kit_expected_int(2147483648LL), INT_MIN);
+    ck_assert_int_eq(kit_expected_int(4294967296LL + 5), 5);
+}
+END_TEST
+
+/* ------------------------------------------------------------ input patterns */
+
+enum { SAMPLE = 4096 };
+
+START_TEST(random_input_is_small_signed_and_repeatable_per_seed)
+{
+    static int a[SAMPLE], b[SAMPLE], c[SAMPLE];
+    kit_fill_input(a, SAMPLE, KIT_PATTERN_RANDOM, 42);
+    kit_fill_input(b, SAMPLE, KIT_PATTERN_RANDOM, 42);
+    kit_fill_input(c, SAMPLE, KIT_PATTERN_RANDOM, 43);
+    ck_assert_mem_eq(a, b, sizeof a);
+    ck_assert(memcmp(a, c, sizeof a) != 0);
+    int negative = 0, positive = 0;
+    for (int i = 0; i < SAMPLE; i++) {
+        ck_assert_int_ge(a[i], -8);
+        ck_assert_int_le(a[i], 8);
+        negative += a[i] < 0;
+        positive += a[i] > 0;
+    }
+    ck_assert_int_gt(negative, SAMPLE / 4);
+    ck_assert_int_gt(positive, SAMPLE / 4);
+}
+END_TEST
+
+START_TEST(positional_input_changes_the_sum_when_any_element_is_dropped_or_doubled)
+{
+    static int a[SAMPLE];
+    kit_fill_input(a, SAMPLE, KIT_PATTERN_POSITIONAL, 7);
+    int64_t sum = kit_reference_sum(a, SAMPLE);
+    int distinct_neighbours = 0;
+    for (int i = 0; i < SAMPLE; i++) {
+        ck_assert_int_ge(a[i], 1);
+        ck_assert_int_le(a[i], 15);
+        ck_assert(sum - a[i] != sum); /* dropped */
+        ck_assert(sum + a[i] != sum); /* doubled */
+        distinct_neighbours += i > 0 && a[i] != a[i - 1];
+    }
+    ck_assert_int_gt(distinct_neighbours, SAMPLE / 2);
+    /* The largest n the kit takes cannot overflow 32 bits with this pattern up to 2^27. */
+    ck_assert(15LL * (1LL << 27) <= INT_MAX);
+}
+END_TEST
+
+START_TEST(ones_input_sums_to_n)
+{
+    static int a[SAMPLE];
+    kit_fill_input(a, 1000, KIT_PATTERN_ONES, 3);
+    ck_assert_int_eq(kit_reference_sum(a, 1000), 1000);
+}
+END_TEST
+
+START_TEST(last_only_input_has_one_value_in_the_last_slot)
+{
+    static int a[SAMPLE];
+    for (size_t n = 1; n <= 33; n += 16) {
+        memset(a, 0x55, sizeof a);
+        kit_fill_input(a, n, KIT_PATTERN_LAST_ONLY, 3);
+        ck_assert_int_eq(a[n - 1], 7);
+        ck_assert_int_eq(kit_reference_sum(a, n), 7);
+    }
+}
+END_TEST
+
+START_TEST(pattern_names_round_trip_and_unknown_names_are_refused)
+{
+    kit_error err;
+    for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
+        kit_pattern parsed = KIT_PATTERN_RANDOM;
+        ck_assert_int_eq(kit_pattern_parse(kit_pattern_name((kit_pattern)p), &parsed, &err), KIT_OK);
+        ck_assert_int_eq(parsed, p);
+    }
+    kit_pattern parsed;
+    ck_assert_int_eq(kit_pattern_parse("zeros", &parsed, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "zeros"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ options */
+
+static kit_status parse(kit_options *o, kit_error *err, const char *a, const char *b, const char *c)
+{
+    char *argv[] = {"reduce_ladder", (char *)a, (char *)b, (char *)c, NULL};
+    int argc = 1 + (a != NULL) + (b != NULL) + (c != NULL);
+    return kit_parse_options(argc, argv, o, err);
+}
+
+START_TEST(options_default_to_all_solutions_at_2_26_with_256_threads)
+{
+    kit_options o;
+    kit_error err;
+    ck_assert_int_eq(parse(&o, &err, NULL, NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.stage, 0);
+    ck_assert_int_eq(o.use_labs, 0);
+    ck_assert(o.n == (size_t)1 << 26);
+    ck_assert_uint_eq(o.threads, 256);
+    ck_assert_int_ge(o.reps, KIT_MIN_REPS);
+    ck_assert_int_eq(o.baselines, 1);
+}
+END_TEST
+
+START_TEST(options_accept_every_form_they_document)
+{
+    kit_options o;
+    kit_error err;
+    ck_assert_int_eq(parse(&o, &err, "--stage", "3", "--impl=labs"), KIT_OK);
+    ck_assert_int_eq(o.stage, 3);
+    ck_assert_int_eq(o.use_labs, 1);
+    ck_assert_int_eq(parse(&o, &err, "--n", "2^20", "--threads=1024"), KIT_OK);
+    ck_assert(o.n == (size_t)1 << 20);
+    ck_assert_uint_eq(o.threads, 1024);
+    ck_assert_int_eq(parse(&o, &err, "--n=1<<10", "--format", "json"), KIT_OK);
+    ck_assert(o.n == 1024);
+    ck_assert_int_eq(o.format, KIT_FORMAT_JSON);
+    ck_assert_int_eq(parse(&o, &err, "--n", "1", "--stage=all"), KIT_OK);
+    ck_assert(o.n == 1);
+    ck_assert_int_eq(o.stage, 0);
+    ck_assert_int_eq(parse(&o, &err, "--seed", "99", "--no-baselines"), KIT_OK);
+    ck_assert(o.seed == 99);
+    ck_assert_int_eq(o.baselines, 0);
+    ck_assert_int_eq(parse(&o, &err, "--pattern", "last-only", "--help"), KIT_OK);
+    ck_assert_int_eq(o.pattern, KIT_PATTERN_LAST_ONLY);
+    ck_assert_int_eq(o.help, 1);
+}
+END_TEST
+
+/* Each bad command line is refused with a message naming the option. */
+static const struct {
+    const char *a, *b;
+    const char *says;
+} bad_lines[] = {
+    {"--n", "0", "--n"},             {"--n", "2^31", "--n"},         {"--n", "12abc", "--n"},
+    {"--n", "-5", "--n"},            {"--n", "3^4", "--n"},          {"--n", NULL, "--n"},
+    {"--threads", "100", "power"},   {"--threads", "32", "power"},   {"--threads", "2048", "power"},
+    {"--stage", "8", "stage"},       {"--stage", "0", "stage"},      {"--stage", "two", "stage"},
+    {"--impl", "mine", "--impl"},    {"--reps", "5", "--reps"},      {"--format", "xml", "--format"},
+    {"--pattern", "zeros", "zeros"}, {"--frobnicate", NULL, "unknown option"},
+    {"--seed", "-1", "--seed"},      {"--timeout", "0", "--timeout"},
+};
+
+START_TEST(bad_options_are_refused_with_a_message_naming_them)
+{
+    kit_options o;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_int_eq(parse(&o, &err, bad_lines[_i].a, bad_lines[_i].b, NULL), KIT_BAD_ARGUMENT);
+    ck_assert_msg(strstr(err.message, bad_lines[_i].says) != NULL, "'%s %s' gave: %s", bad_lines[_i].a,
+                  bad_lines[_i].b ? bad_lines[_i].b : "", err.message);
+}
+END_TEST
+
+/* ------------------------------------------------------------ stage table */
+
+START_TEST(stage_tables_list_every_stage_in_order_with_existing_files)
+{
+    const kit_stage *tables[] = {kit_solutions_stages, kit_labs_stages};
+    for (int t = 0; t < 2; t++) {
+        for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+            const kit_stage *s = kit_find_stage(tables[t], k);
+            ck_assert_ptr_nonnull(s);
+            ck_assert_int_eq(s->number, k);
+            ck_assert_int_eq(s->dir[0] - '0', k / 10);
+            ck_assert_int_eq(s->dir[1] - '0', k % 10);
+            ck_assert_ptr_nonnull(s->pass);
+            ck_assert_ptr_nonnull(*s->pass);
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", KIT_SOURCE_DIR, s->source);
+            if (s->source[0] == '/')
+                snprintf(path, sizeof path, "%s", s->source);
+            ck_assert_msg(access(path, R_OK) == 0, "stage %d's file %s is missing", k, path);
+        }
+        ck_assert_ptr_null(kit_find_stage(tables[t], KIT_STAGE_COUNT + 1));
+    }
+    ck_assert_str_eq(kit_solutions_stages[0].impl, "solutions");
+    ck_assert_str_eq(kit_labs_stages[0].impl, "labs");
+}
+END_TEST
+
+START_TEST(block_sizes_outside_a_stage_range_are_refused)
+{
+    kit_error err;
+    const kit_stage *s = kit_find_stage(kit_solutions_stages, 5);
+    ck_assert_int_eq(kit_check_threads(s, 64, &err), KIT_OK);
+    ck_assert_int_eq(kit_check_threads(s, 1024, &err), KIT_OK);
+    ck_assert_int_eq(kit_check_threads(s, 32, &err), KIT_BAD_ARGUMENT);
+    ck_assert_int_eq(kit_check_threads(s, 96, &err), KIT_BAD_ARGUMENT);
+    ck_assert_int_eq(kit_check_threads(s, 2048, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "stage 5"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("host");
+    TCase *reference = tcase_create("reference");
+    tcase_add_test(reference, reference_sum_adds_signed_values_exactly);
+    tcase_add_test(reference, reference_sum_does_not_overflow_where_int32_would);
+    tcase_add_test(reference, expected_int_wraps_like_the_gpu_adds);
+    suite_add_tcase(suite, reference);
+    TCase *patterns = tcase_create("patterns");
+    tcase_add_test(patterns, random_input_is_small_signed_and_repeatable_per_seed);
+    tcase_add_test(patterns, positional_input_changes_the_sum_when_any_element_is_dropped_or_doubled);
+    tcase_add_test(patterns, ones_input_sums_to_n);
+    tcase_add_test(patterns, last_only_input_has_one_value_in_the_last_slot);
+    tcase_add_test(patterns, pattern_names_round_trip_and_unknown_names_are_refused);
+    suite_add_tcase(suite, patterns);
+    TCase *options = tcase_create("options");
+    tcase_add_test(options, options_default_to_all_solutions_at_2_26_with_256_threads);
+    tcase_add_test(options, options_accept_every_form_they_document);
+    tcase_add_loop_test(options, bad_options_are_refused_with_a_message_naming_them, 0,
+                        (int)(sizeof bad_lines / sizeof bad_lines[0]));
+    suite_add_tcase(suite, options);
+    TCase *stages = tcase_create("stages");
+    tcase_add_test(stages, stage_tables_list_every_stage_in_order_with_existing_files);
+    tcase_add_test(stages, block_sizes_outside_a_stage_range_are_refused);
+    suite_add_tcase(suite, stages);
+
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
