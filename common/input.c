@@ -63,6 +63,7 @@ void kit_fill_input(int *values, size_t n, kit_pattern pattern, uint64_t seed)
     }
 }
 
+// [reference-sum] (shown on the docs' stage 1 page)
 int64_t kit_reference_sum(const int *values, size_t n)
 {
     int64_t sum = 0;
@@ -70,6 +71,7 @@ int64_t kit_reference_sum(const int *values, size_t n)
         sum += values[i];
     return sum;
 }
+// [reference-sum]
 
 int kit_expected_int(int64_t exact_sum)
 {

@@ -35,8 +35,8 @@ typedef enum kit_status {
 
 /** A failure, as one line of text. */
 typedef struct kit_error {
-    kit_status status;
-    char message[1024];
+    kit_status status;  /**< what went wrong (KIT_OK if nothing did) */
+    char message[1024]; /**< one sentence for the student: what was expected, what happened */
 } kit_error;
 
 /** Short upper-case name of a status ("OK", "WRONG", "NO RESULT", ...). */
@@ -112,13 +112,17 @@ int kit_expected_int(int64_t exact_sum);
 
 /** The device the harness runs on. */
 typedef struct kit_gpu {
-    char name[256];
-    int sm_count;
-    int l2_bytes;
-    int cc_major, cc_minor;
+    char name[256];         /**< e.g. "NVIDIA H200" */
+    int sm_count;           /**< streaming multiprocessors */
+    int l2_bytes;           /**< size of the L2 cache */
+    int cc_major, cc_minor; /**< compute capability, e.g. 9 and 0 */
     double peak_gbps;       /**< theoretical DRAM bandwidth from clock and bus width; 0 if unknown */
-    size_t free_bytes, total_bytes;
+    size_t free_bytes, total_bytes; /**< device memory free and in total, in bytes */
 } kit_gpu;
+/** \var kit_gpu::cc_major
+ *  Compute capability, major part (9 on Hopper). */
+/** \var kit_gpu::free_bytes
+ *  Device memory free when the GPU was opened, in bytes. */
 
 /** Opens device 0 and describes it; KIT_NO_GPU with a clear message if there is none. */
 kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err);
@@ -134,23 +138,24 @@ size_t kit_workspace_bytes(size_t n);
  * (each between two poisoned guards, so a write outside them shows).
  */
 typedef struct kit_workspace {
-    size_t n;
+    size_t n;             /**< number of input ints */
     size_t capacity;      /**< partial sums each partial buffer holds */
     int *host_input;      /**< the input, as generated */
     int64_t expected;     /**< exact sum of the input */
-    kit_pattern pattern;
-    uint64_t seed;
+    kit_pattern pattern;  /**< the input pattern last filled in */
+    uint64_t seed;        /**< the seed it was filled with */
     double timeout_s;     /**< how long one run may take before it counts as hung */
     int *device_input;    /**< n ints followed by KIT_INPUT_GUARD ints of KIT_INPUT_GUARD_VALUE */
-    int *device_partial[2];
+    int *device_partial[2]; /**< the two partial-sum buffers, used in turn by the passes */
     void *cub_temp;       /**< scratch space for the CUB baseline (allocated on first use) */
-    size_t cub_temp_bytes;
+    size_t cub_temp_bytes; /**< size of cub_temp */
 } kit_workspace;
 
 /** Value written into unwritten partial sums before each checked pass. */
 #define KIT_POISON ((int)0xA5A5A5A5)
 /** Ints after the input that hold KIT_INPUT_GUARD_VALUE, and around each partial buffer. */
 #define KIT_INPUT_GUARD 1024
+/** Ints of poison before and after each partial-sum buffer: a write outside it shows. */
 #define KIT_PARTIAL_GUARD 64
 /** What a read past the end of the input adds to the sum, per element read. */
 #define KIT_INPUT_GUARD_VALUE (1 << 20)
@@ -172,11 +177,15 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
 
 /** Robust summary of repeated timings. */
 typedef struct kit_timing {
-    double median_ms;
-    double min_ms, max_ms;
+    double median_ms;     /**< the median run: what GB/s and the speedups use */
+    double min_ms, max_ms; /**< fastest and slowest run */
     double q1_ms, q3_ms;  /**< quartiles: (q3 - q1) / median is the spread */
-    int reps;
+    int reps;             /**< timed runs behind these figures */
 } kit_timing;
+/** \var kit_timing::min_ms
+ *  The fastest timed run, in milliseconds. */
+/** \var kit_timing::q1_ms
+ *  First quartile of the timed runs: (q3 - q1) / median is the spread. */
 
 /** Relative spread of a timing: (q3 - q1) / median. */
 double kit_timing_spread(const kit_timing *t);

@@ -18,6 +18,7 @@
 kit_status kit_cuda_failure(kit_error *err, cudaError_t code, const char *call,
                             const char *file, int line);
 
+/** Runs a CUDA runtime call; on failure fills \p err and returns KIT_CUDA_ERROR from the caller. */
 #define KIT_CUDA_TRY(call, err)                                                   \
     do {                                                                          \
         cudaError_t kit_code_ = (call);                                           \
@@ -25,6 +26,7 @@ kit_status kit_cuda_failure(kit_error *err, cudaError_t code, const char *call,
             return kit_cuda_failure((err), kit_code_, #call, __FILE__, __LINE__); \
     } while (0)
 
+/** Checks the last kernel launch (cudaGetLastError) the same way. */
 #define KIT_LAUNCH_TRY(err) KIT_CUDA_TRY(cudaGetLastError(), err)
 
 #endif /* KIT_CUDA_H */

@@ -22,8 +22,8 @@ typedef struct kit_options {
     unsigned threads;   /**< block size */
     int reps;           /**< timed repetitions per row (at least KIT_MIN_REPS) */
     uint64_t seed;      /**< input seed */
-    kit_pattern pattern;
-    kit_format format;
+    kit_pattern pattern;  /**< input pattern */
+    kit_format format;    /**< table, csv or json */
     double timeout_s;   /**< a run longer than this counts as hung */
     int baselines;      /**< 1: also time CUB and a device-to-device copy */
     int help;           /**< 1: --help was given */

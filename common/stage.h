@@ -25,7 +25,9 @@
 /** One pass of a reduction: partial sums of \p in into \p out; returns how many it wrote. */
 typedef size_t (*kit_pass_fn)(const int *in, int *out, size_t n, unsigned threads);
 
+/** Pastes three tokens together (KIT_CAT expands its arguments first). */
 #define KIT_CAT_(a, b, c) a##b##c
+/** Pastes three tokens together after expanding them: KIT_CAT(kit_, solutions, _x). */
 #define KIT_CAT(a, b, c) KIT_CAT_(a, b, c)
 
 /**
