@@ -1,0 +1,828 @@
+/**
+ * \file scheduler.cpp
+ * \brief Runs a grid on one OS thread: each GPU thread of a block is a fiber.
+ *
+ * Blocks run one after another. Inside a block every thread starts in turn and runs until it
+ * meets other threads: at __syncthreads() it waits for the whole block, at __syncwarp() or a
+ * shuffle for the lanes its mask names. A waiting fiber hands over to the next runnable one
+ * directly (Boost.Context's fcontext, about 10 ns a switch); when none is left the scheduler
+ * looks at what everyone waits for, releases the groups that are complete and reports the
+ * rest as a deadlock, in CUDA terms, with block, thread and source line.
+ *
+ * Lanes of a warp are not run in lockstep (Volta's independent thread scheduling): between
+ * two meeting points one thread runs alone to the next, so code that relies on implicit
+ * warp synchrony reads stale values here, as it may on a GPU.
+ *
+ * Built twice: plain, and with EMU_RACE for ThreadSanitizer, which then sees each GPU thread
+ * as a fiber named "block(b) thread(t)"; switches carry no synchronisation, barriers and warp
+ * meetings are release/acquire pairs, so two threads touching the same word with no barrier
+ * between them are reported as a data race.
+ */
+#include <algorithm>
+#include <csignal>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include "emu_internal.h"
+#include "emu_kernel.h"
+
+#ifdef EMU_RACE
+extern "C" {
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+void __tsan_set_fiber_name(void *fiber, const char *name);
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+}
+#endif
+
+uint3 threadIdx;
+uint3 blockIdx;
+dim3 blockDim;
+dim3 gridDim;
+
+namespace emu {
+namespace {
+
+namespace bc = boost::context::detail;
+
+constexpr unsigned kMaxThreads = 1024;
+constexpr size_t kSharedLimit = 48 * 1024; /* CUDA's default limit per block */
+#ifdef EMU_RACE
+constexpr size_t kStackBytes = 256 * 1024; /* ThreadSanitizer's instrumentation needs more */
+#else
+constexpr size_t kStackBytes = 64 * 1024;
+#endif
+constexpr unsigned char kSharedPoison = 0x5A; /* uninitialised shared memory reads 0x5A5A5A5A */
+
+enum fiber_state : unsigned char { RUNNING, AT_BARRIER, AT_WARP, EXITED };
+
+/** One GPU thread slot of a block; reused by the same thread index in every block. */
+struct Fiber {
+    bc::fcontext_t ctx = nullptr;
+    char *stack_top = nullptr;
+    void *tsan = nullptr;
+    uint3 tid{};
+    unsigned index = 0;
+    fiber_state state = EXITED;
+    bool released = false;
+    int kind = 0;
+    const char *file = nullptr;
+    int line = 0;
+    unsigned mask = 0;
+    unsigned long long value = 0;
+    int param = 0;
+    int width = 32;
+    unsigned long long result = 0;
+    unsigned barrier_count = 0, warp_count = 0;
+};
+
+struct Scheduler {
+    Fiber fibers[kMaxThreads];
+    unsigned created = 0;
+    char *stacks = nullptr;
+    size_t page = 4096;
+    bc::fcontext_t main_ctx = nullptr;
+    void *main_tsan = nullptr;
+    Fiber *current = nullptr;
+    Fiber *runlist[kMaxThreads];
+    unsigned run_n = 0, run_pos = 0;
+
+    /* the grid being run */
+    const launch_config *config = nullptr;
+    void (*invoke)(void *) = nullptr;
+    void *closure = nullptr;
+    unsigned threads = 0, warps = 0;
+    unsigned long long block_linear = 0, blocks = 0;
+    bool faulted = false;
+
+    /* shared memory: one 48 KB arena per block (race mode) or one for all blocks */
+    char *shared_region = nullptr;
+    size_t shared_region_bytes = 0;
+    char *shared = nullptr;
+    size_t dynamic_bytes = 0, static_top = 0;
+    std::pair<const void *, size_t> statics[64];
+    unsigned static_count = 0;
+
+    emu_order order = EMU_ORDER_FORWARD;
+    unsigned long long seed = 1, rng = 1;
+
+    /* race mode: addresses whose release/acquire stand for the barriers */
+    char *sync_space = nullptr;
+    size_t sync_space_bytes = 0;
+    char launch_sync = 0, grid_done = 0;
+};
+
+Scheduler S;
+
+/* ---------------------------------------------------------------- messages */
+
+void format_block(char *out, size_t size)
+{
+    if (gridDim.y == 1 && gridDim.z == 1)
+        snprintf(out, size, "block %u", blockIdx.x);
+    else
+        snprintf(out, size, "block (%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+}
+
+const char *thread_name(const Fiber &f, char *out, size_t size)
+{
+    if (blockDim.y == 1 && blockDim.z == 1)
+        snprintf(out, size, "thread %u", f.tid.x);
+    else
+        snprintf(out, size, "thread (%u,%u,%u)", f.tid.x, f.tid.y, f.tid.z);
+    return out;
+}
+
+const char *warp_op_name(int kind)
+{
+    static const char *names[] = {"__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
+                                  "__shfl_xor_sync", "__ballot_sync",     "__any_sync",        "__all_sync",
+                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "a warp operation";
+}
+
+const char *barrier_name(int kind)
+{
+    static const char *names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
+    return names[kind];
+}
+
+/** Records a fault in the running grid: "kernel<<<grid, block>>> (file:line), block b: ...". */
+void fault(cudaError_t code, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void fault(cudaError_t code, const char *format, ...)
+{
+    char what[600];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    char block[64];
+    format_block(block, sizeof block);
+    const launch_config &c = *S.config;
+    char dims[96];
+    if (c.grid.y == 1 && c.grid.z == 1 && c.block.y == 1 && c.block.z == 1)
+        snprintf(dims, sizeof dims, "%u, %u", c.grid.x, c.block.x);
+    else
+        snprintf(dims, sizeof dims, "(%u,%u,%u), (%u,%u,%u)", c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
+                 c.block.z);
+    record_fault(code, "emulator: %s<<<%s>>> launched at %s:%d, %s: %s", c.kernel, dims, c.file, c.line, block, what);
+    S.faulted = true;
+}
+
+/* ---------------------------------------------------------------- fibers */
+
+#ifdef EMU_RACE
+void tsan_switch(void *to) { __tsan_switch_to_fiber(to, 1 /* no synchronisation */); }
+#endif
+
+/** Switches from the running context (saved into *save) to fiber \p to. */
+inline void enter(Fiber *to, bc::fcontext_t *save)
+{
+    S.current = to;
+    threadIdx = to->tid;
+#ifdef EMU_RACE
+    tsan_switch(to->tsan);
+#endif
+    bc::transfer_t t = bc::jump_fcontext(to->ctx, save);
+    *static_cast<bc::fcontext_t *>(t.data) = t.fctx; /* whoever switched back to us */
+}
+
+inline void leave_to_main(bc::fcontext_t *save)
+{
+    S.current = nullptr;
+#ifdef EMU_RACE
+    tsan_switch(S.main_tsan);
+#endif
+    bc::transfer_t t = bc::jump_fcontext(S.main_ctx, save);
+    *static_cast<bc::fcontext_t *>(t.data) = t.fctx;
+}
+
+/** The running fiber stops here: the next runnable one goes on, or the scheduler. */
+inline void park(Fiber *self)
+{
+    if (S.run_pos < S.run_n)
+        enter(S.runlist[S.run_pos++], &self->ctx);
+    else
+        leave_to_main(&self->ctx);
+}
+
+/** A fault found inside a kernel: back to the scheduler for good; this fiber is dropped. */
+[[noreturn]] void abandon_from_fiber()
+{
+    Fiber *self = S.current;
+    leave_to_main(&self->ctx);
+    std::abort(); /* never resumed: the scheduler rebuilds the fiber */
+}
+
+void fiber_main(bc::transfer_t t)
+{
+    *static_cast<bc::fcontext_t *>(t.data) = t.fctx;
+    Fiber *self = S.current;
+    for (;;) {
+#ifdef EMU_RACE
+        __tsan_acquire(&S.launch_sync); /* the launch's inputs happen before the kernel */
+#endif
+        S.invoke(S.closure);
+#ifdef EMU_RACE
+        __tsan_release(&S.grid_done); /* the kernel happens before what the host does next */
+#endif
+        self->state = EXITED;
+        park(self);
+    }
+}
+
+void reset_fiber(Fiber &f)
+{
+    f.ctx = bc::make_fcontext(f.stack_top, kStackBytes, fiber_main);
+#ifdef EMU_RACE
+    if (f.tsan)
+        __tsan_destroy_fiber(f.tsan);
+    f.tsan = __tsan_create_fiber(0);
+#endif
+}
+
+/** Makes sure fibers 0..count-1 exist; their stacks come from one mapping, with guard pages. */
+bool ensure_fibers(unsigned count)
+{
+    if (!S.stacks) {
+        S.page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t bytes = (size_t)kMaxThreads * (kStackBytes + S.page);
+        void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (memory == MAP_FAILED)
+            return false;
+        S.stacks = static_cast<char *>(memory);
+#ifdef EMU_RACE
+        S.main_tsan = __tsan_get_current_fiber();
+#endif
+    }
+    for (; S.created < count; S.created++) {
+        Fiber &f = S.fibers[S.created];
+        char *base = S.stacks + (size_t)S.created * (kStackBytes + S.page);
+        mprotect(base, S.page, PROT_NONE); /* a stack overflow faults instead of corrupting */
+        f.stack_top = base + S.page + kStackBytes;
+        f.index = S.created;
+        reset_fiber(f);
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- order */
+
+unsigned long long next_random()
+{
+    S.rng ^= S.rng >> 12;
+    S.rng ^= S.rng << 25;
+    S.rng ^= S.rng >> 27;
+    return S.rng * 2685821657736338717ull;
+}
+
+/** The runnable set (fibers with `released`) becomes the run list, in the chosen order. */
+void build_runlist()
+{
+    S.run_n = 0;
+    for (unsigned i = 0; i < S.threads; i++)
+        if (S.fibers[i].released) {
+            S.fibers[i].released = false;
+            S.runlist[S.run_n++] = &S.fibers[i];
+        }
+    if (S.order == EMU_ORDER_REVERSE) {
+        std::reverse(S.runlist, S.runlist + S.run_n);
+    } else if (S.order == EMU_ORDER_RANDOM) {
+        for (unsigned i = S.run_n; i > 1; i--)
+            std::swap(S.runlist[i - 1], S.runlist[next_random() % i]);
+    }
+}
+
+/* ---------------------------------------------------------------- meeting points */
+
+#ifdef EMU_RACE
+char *sync_address(unsigned slot, unsigned count)
+{
+    /* per block: two barrier addresses, then two per warp; the parity of the meeting count
+     * keeps a fast thread's next barrier apart from a slow thread's current one */
+    size_t per_block = 2 + 2 * (size_t)S.warps;
+    return S.sync_space + S.block_linear * per_block + slot + (count & 1);
+}
+#endif
+
+/** Computes the results of a complete warp group (lanes of warp \p base named by \p mask). */
+bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
+{
+    Fiber *lane = &S.fibers[base];
+    int kind = -1;
+    for (unsigned m = 0; m < lanes; m++) {
+        if (!(mask >> m & 1))
+            continue;
+        if (kind < 0)
+            kind = lane[m].kind;
+        else if (lane[m].kind != kind) {
+            unsigned first = __builtin_ctz(mask);
+            char a[40], b[40];
+            fault(cudaErrorLaunchFailure, "the lanes of warp %u meet at different warp operations: %s at %s (%s:%d), "
+                  "%s at %s (%s:%d); every lane in the mask 0x%08x must make the same call",
+                  base / 32, thread_name(lane[first], a, sizeof a), warp_op_name(lane[first].kind), lane[first].file,
+                  lane[first].line, thread_name(lane[m], b, sizeof b), warp_op_name(lane[m].kind), lane[m].file,
+                  lane[m].line, mask);
+            return false;
+        }
+    }
+    unsigned long long reduced = 0;
+    unsigned ballot = 0;
+    bool first_value = true;
+    for (unsigned m = 0; m < lanes; m++) {
+        if (!(mask >> m & 1))
+            continue;
+        unsigned long long v = lane[m].value;
+        if (lane[m].value)
+            ballot |= 1u << m;
+        if (kind == WARP_REDUCE_ADD)
+            reduced = (unsigned)(reduced + v);
+        else if (kind == WARP_REDUCE_MIN || kind == WARP_REDUCE_MAX) {
+            bool is_signed = lane[m].param != 0;
+            long long sv = is_signed ? (long long)(int)(unsigned)v : (long long)(unsigned)v;
+            long long sr = is_signed ? (long long)(int)(unsigned)reduced : (long long)(unsigned)reduced;
+            if (first_value || (kind == WARP_REDUCE_MIN ? sv < sr : sv > sr))
+                reduced = v;
+        }
+        first_value = false;
+    }
+    for (unsigned m = 0; m < lanes; m++) {
+        if (!(mask >> m & 1))
+            continue;
+        Fiber &f = lane[m];
+        switch (kind) {
+        case WARP_SYNC: f.result = 0; break;
+        case WARP_BALLOT: f.result = ballot; break;
+        case WARP_ANY: f.result = ballot != 0; break;
+        case WARP_ALL: f.result = ballot == mask; break;
+        case WARP_REDUCE_ADD:
+        case WARP_REDUCE_MIN:
+        case WARP_REDUCE_MAX: f.result = reduced; break;
+        default: {
+            unsigned width = (unsigned)f.width;
+            unsigned segment = m & ~(width - 1);
+            long src = m;
+            if (kind == WARP_SHFL_IDX)
+                src = segment + ((unsigned)f.param & (width - 1));
+            else if (kind == WARP_SHFL_UP)
+                src = (long)m - f.param < (long)segment ? (long)m : (long)m - f.param;
+            else if (kind == WARP_SHFL_DOWN)
+                src = m + (unsigned)f.param >= segment + width ? (long)m : (long)(m + (unsigned)f.param);
+            else if (kind == WARP_SHFL_XOR)
+                src = (m ^ (unsigned)f.param) >= segment + width ? (long)m : (long)(m ^ (unsigned)f.param);
+            if (src != (long)m && (src >= (long)lanes || !(mask >> src & 1))) {
+                char a[40];
+                fault(cudaErrorLaunchFailure, "%s reads lane %ld in %s at %s:%d, but lane %ld is not in the mask "
+                      "0x%08x: a shuffle from an inactive lane gives an undefined value",
+                      thread_name(f, a, sizeof a), src, warp_op_name(kind), f.file, f.line, src, mask);
+                return false;
+            }
+            f.result = lane[src].value;
+        }
+        }
+    }
+    for (unsigned m = 0; m < lanes; m++)
+        if (mask >> m & 1) {
+            lane[m].state = RUNNING;
+            lane[m].released = true;
+        }
+    return true;
+}
+
+/** Why a warp group cannot complete: one message about the first lane that is missing. */
+void explain_stuck_warp(unsigned base, unsigned lanes, const Fiber &waiter)
+{
+    char a[40], b[40];
+    for (unsigned m = 0; m < lanes; m++) {
+        if (!(waiter.mask >> m & 1))
+            continue;
+        const Fiber &g = S.fibers[base + m];
+        if (g.state == AT_WARP && g.mask == waiter.mask)
+            continue;
+        const char *prefix = "%s waits at %s(0x%08x) at %s:%d, but ";
+        char head[300];
+        snprintf(head, sizeof head, prefix, thread_name(waiter, a, sizeof a), warp_op_name(waiter.kind), waiter.mask,
+                 waiter.file, waiter.line);
+        if (g.state == EXITED)
+            fault(cudaErrorLaunchFailure, "%s%s, named in the mask, has already exited: every lane in the mask must "
+                  "make the call (is the mask wider than the lanes that reach it?)", head, thread_name(g, b, sizeof b));
+        else if (g.state == AT_BARRIER)
+            fault(cudaErrorLaunchFailure, "%s%s, named in the mask, waits at %s() at %s:%d: deadlock", head,
+                  thread_name(g, b, sizeof b), barrier_name(g.kind), g.file, g.line);
+        else
+            fault(cudaErrorLaunchFailure, "%s%s waits at %s with the mask 0x%08x at %s:%d: lanes that meet must name "
+                  "the same mask", head, thread_name(g, b, sizeof b), warp_op_name(g.kind), g.mask, g.file, g.line);
+        return;
+    }
+}
+
+/** Everyone has stopped: release complete groups. 1: go on, 0: block done, -1: fault. */
+int resolve()
+{
+    bool released = false, warp_waiters = false;
+    for (unsigned w = 0; w < S.warps && !S.faulted; w++) {
+        unsigned base = 32 * w, lanes = std::min(32u, S.threads - base);
+        for (unsigned l = 0; l < lanes; l++) {
+            Fiber &f = S.fibers[base + l];
+            if (f.state != AT_WARP)
+                continue;
+            warp_waiters = true;
+            bool complete = true;
+            for (unsigned m = 0; m < lanes && complete; m++)
+                if (f.mask >> m & 1)
+                    complete = S.fibers[base + m].state == AT_WARP && S.fibers[base + m].mask == f.mask;
+            if (complete && finish_warp_group(base, lanes, f.mask))
+                released = true;
+        }
+    }
+    if (S.faulted)
+        return -1;
+    if (released) {
+        build_runlist();
+        return 1;
+    }
+    if (warp_waiters) {
+        for (unsigned i = 0; i < S.threads; i++)
+            if (S.fibers[i].state == AT_WARP) {
+                explain_stuck_warp(i & ~31u, std::min(32u, S.threads - (i & ~31u)), S.fibers[i]);
+                return -1;
+            }
+    }
+    const Fiber *waiter = nullptr, *leaver = nullptr, *elsewhere = nullptr;
+    unsigned waiting = 0, exited = 0, predicate_true = 0;
+    for (unsigned i = 0; i < S.threads; i++) {
+        const Fiber &f = S.fibers[i];
+        if (f.state == AT_BARRIER) {
+            if (!waiter)
+                waiter = &f;
+            else if (!elsewhere && (f.line != waiter->line || std::strcmp(f.file, waiter->file) != 0 ||
+                                    f.kind != waiter->kind))
+                elsewhere = &f;
+            waiting++;
+            predicate_true += f.value != 0;
+        } else if (f.state == EXITED) {
+            if (!leaver)
+                leaver = &f;
+            exited++;
+        }
+    }
+    if (waiting == 0)
+        return 0;
+    char a[40], b[40];
+    if (exited) {
+        fault(cudaErrorLaunchFailure, "%s (and %u other threads) wait at %s() at %s:%d, but %s (and %u others) "
+              "already exited: every thread of a block must reach each __syncthreads() (a return before it?)",
+              thread_name(*waiter, a, sizeof a), waiting - 1, barrier_name(waiter->kind), waiter->file, waiter->line,
+              thread_name(*leaver, b, sizeof b), exited - 1);
+        return -1;
+    }
+    if (elsewhere) {
+        fault(cudaErrorLaunchFailure, "threads wait at different barriers: %s at %s() at %s:%d, %s at %s() at %s:%d; "
+              "every thread of a block must reach the same __syncthreads() (one inside an if?)",
+              thread_name(*waiter, a, sizeof a), barrier_name(waiter->kind), waiter->file, waiter->line,
+              thread_name(*elsewhere, b, sizeof b), barrier_name(elsewhere->kind), elsewhere->file, elsewhere->line);
+        return -1;
+    }
+    unsigned long long result = 0;
+    switch (waiter->kind) {
+    case BLOCK_COUNT: result = predicate_true; break;
+    case BLOCK_AND: result = predicate_true == S.threads; break;
+    case BLOCK_OR: result = predicate_true != 0; break;
+    default: break;
+    }
+    for (unsigned i = 0; i < S.threads; i++) {
+        S.fibers[i].state = RUNNING;
+        S.fibers[i].released = true;
+        S.fibers[i].result = result;
+    }
+    build_runlist();
+    return 1;
+}
+
+/* ---------------------------------------------------------------- shared memory */
+
+void poison(char *memory, size_t bytes)
+{
+#ifdef EMU_RACE
+    /* not memset: ThreadSanitizer would count the fill as the host's write and report it */
+    volatile char *p = memory;
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (char)kSharedPoison;
+#else
+    std::memset(memory, kSharedPoison, bytes);
+#endif
+}
+
+bool ensure_shared_region(size_t bytes)
+{
+    if (bytes <= S.shared_region_bytes)
+        return true;
+    if (S.shared_region)
+        munmap(S.shared_region, S.shared_region_bytes);
+    void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) {
+        S.shared_region = nullptr;
+        S.shared_region_bytes = 0;
+        return false;
+    }
+    S.shared_region = static_cast<char *>(memory);
+    S.shared_region_bytes = bytes;
+    return true;
+}
+
+/* ---------------------------------------------------------------- the watchdog */
+
+char watchdog_message[512];
+
+void watchdog(int)
+{
+    ssize_t written = write(2, watchdog_message, strlen(watchdog_message));
+    (void)written;
+    _exit(1);
+}
+
+void arm_watchdog(const launch_config &c)
+{
+    static double limit = -1;
+    if (limit < 0) {
+        const char *text = getenv("KIT_EMU_TIMEOUT");
+        limit = text ? atof(text) : 60.0;
+        signal(SIGVTALRM, watchdog);
+    }
+    snprintf(watchdog_message, sizeof watchdog_message, "emulator: %s<<<%u, %u>>> launched at %s:%d was still running "
+             "after %.0f s of CPU time: an endless loop, or a thread waiting for a value no one writes? "
+             "(KIT_EMU_TIMEOUT sets the limit)\n", c.kernel, c.grid.x, c.block.x, c.file, c.line, limit);
+    struct itimerval timer = {{0, 0}, {(time_t)limit, (suseconds_t)((limit - (time_t)limit) * 1e6)}};
+    setitimer(ITIMER_VIRTUAL, &timer, nullptr);
+}
+
+void disarm_watchdog()
+{
+    struct itimerval timer = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_VIRTUAL, &timer, nullptr);
+}
+
+/* ---------------------------------------------------------------- one block, one grid */
+
+bool run_block()
+{
+#ifdef EMU_RACE
+    char name[64];
+#endif
+    for (unsigned i = 0; i < S.threads; i++) {
+        Fiber &f = S.fibers[i];
+        f.state = RUNNING;
+        f.released = true;
+        f.barrier_count = f.warp_count = 0;
+#ifdef EMU_RACE
+        snprintf(name, sizeof name, "block(%llu) thread(%u)", S.block_linear, i);
+        __tsan_set_fiber_name(f.tsan, name);
+#endif
+    }
+    build_runlist();
+    for (;;) {
+        S.run_pos = 0;
+        if (S.run_n) {
+            Fiber *first = S.runlist[S.run_pos++];
+            enter(first, &S.main_ctx);
+        }
+        if (S.faulted)
+            return false;
+        int next = resolve();
+        if (next <= 0)
+            return next == 0;
+    }
+}
+
+bool valid_config(const launch_config &c)
+{
+    unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
+    if (threads == 0 || threads > kMaxThreads || c.block.x > 1024 || c.block.y > 1024 || c.block.z > 64 ||
+        c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.grid.x > 2147483647u || c.grid.y > 65535 ||
+        c.grid.z > 65535) {
+        last_error = cudaErrorInvalidConfiguration;
+        return false;
+    }
+    if (c.shmem > kSharedLimit) {
+        last_error = cudaErrorInvalidValue;
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void launch(const launch_config &config, void (*invoke)(void *), void *closure)
+{
+    if (sticky_error) {
+        last_error = sticky_error;
+        return;
+    }
+    if (!valid_config(config))
+        return;
+    unsigned threads = config.block.x * config.block.y * config.block.z;
+    unsigned long long blocks = (unsigned long long)config.grid.x * config.grid.y * config.grid.z;
+#ifdef EMU_RACE
+    size_t arena_stride = kSharedLimit; /* every block its own shared memory: no false races */
+#else
+    size_t arena_stride = 0;
+#endif
+    if (!ensure_fibers(threads) || !ensure_shared_region(kSharedLimit + arena_stride * blocks)) {
+        last_error = cudaErrorMemoryAllocation;
+        return;
+    }
+    S.config = &config;
+    S.invoke = invoke;
+    S.closure = closure;
+    S.threads = threads;
+    S.warps = (threads + 31) / 32;
+    S.blocks = blocks;
+    S.faulted = false;
+    S.dynamic_bytes = config.shmem;
+    S.static_top = (config.shmem + 15) / 16 * 16;
+    S.static_count = 0;
+    S.rng = S.seed * 0x9E3779B97F4A7C15ull + 1;
+    blockDim = config.block;
+    gridDim = config.grid;
+    for (unsigned i = 0; i < threads; i++)
+        S.fibers[i].tid = {i % config.block.x, i / config.block.x % config.block.y, i / (config.block.x * config.block.y)};
+#ifdef EMU_RACE
+    size_t sync_bytes = blocks * (2 + 2 * (size_t)S.warps);
+    if (sync_bytes > S.sync_space_bytes) {
+        free(S.sync_space);
+        S.sync_space = static_cast<char *>(malloc(sync_bytes));
+        S.sync_space_bytes = S.sync_space ? sync_bytes : 0;
+        if (!S.sync_space) {
+            last_error = cudaErrorMemoryAllocation;
+            return;
+        }
+    }
+    __tsan_release(&S.launch_sync);
+#endif
+    arm_watchdog(config);
+    S.block_linear = 0;
+    for (unsigned z = 0; z < config.grid.z && !S.faulted; z++)
+        for (unsigned y = 0; y < config.grid.y && !S.faulted; y++)
+            for (unsigned x = 0; x < config.grid.x && !S.faulted; x++, S.block_linear++) {
+                blockIdx = {x, y, z};
+                S.shared = S.shared_region + arena_stride * S.block_linear;
+                poison(S.shared, S.static_top);
+                if (!run_block())
+                    break;
+            }
+    disarm_watchdog();
+    if (S.faulted) /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
+        for (unsigned i = 0; i < threads; i++)
+            reset_fiber(S.fibers[i]);
+#ifdef EMU_RACE
+    __tsan_acquire(&S.grid_done);
+#endif
+    S.current = nullptr;
+}
+
+int sync_block(const char *file, int line, block_kind kind, int predicate)
+{
+    Fiber *self = S.current;
+    self->state = AT_BARRIER;
+    self->kind = kind;
+    self->file = file;
+    self->line = line;
+    self->value = predicate != 0;
+#ifdef EMU_RACE
+    char *address = sync_address(0, self->barrier_count);
+    __tsan_release(address);
+#endif
+    park(self);
+#ifdef EMU_RACE
+    __tsan_acquire(address);
+#endif
+    self->barrier_count++;
+    return (int)self->result;
+}
+
+unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned mask, unsigned long long value,
+                           int param, int width)
+{
+    Fiber *self = S.current;
+    unsigned lane = self->index & 31, base = self->index & ~31u;
+    unsigned lanes = std::min(32u, S.threads - base);
+    if (kind == WARP_ACTIVEMASK) { /* no meeting: the lanes of this warp that have not exited */
+        unsigned active = 0;
+        for (unsigned m = 0; m < lanes; m++)
+            if (S.fibers[base + m].state != EXITED)
+                active |= 1u << m;
+        return active;
+    }
+    char a[40];
+    if (!(mask >> lane & 1)) {
+        fault(cudaErrorLaunchFailure, "%s calls %s(0x%08x, ...) at %s:%d, but its own lane %u is not in the mask",
+              thread_name(*self, a, sizeof a), warp_op_name(kind), mask, file, line, lane);
+        abandon_from_fiber();
+    }
+    if (lanes < 32 && (mask >> lanes) != 0) {
+        fault(cudaErrorLaunchFailure, "%s calls %s(0x%08x, ...) at %s:%d, but warp %u has only %u lanes (blockDim "
+              "is not a multiple of 32)", thread_name(*self, a, sizeof a), warp_op_name(kind), mask, file, line,
+              base / 32, lanes);
+        abandon_from_fiber();
+    }
+    if (width < 1 || width > 32 || (width & (width - 1)) != 0) {
+        fault(cudaErrorLaunchFailure, "%s calls %s with width %d at %s:%d: the width must be a power of two up to 32",
+              thread_name(*self, a, sizeof a), warp_op_name(kind), width, file, line);
+        abandon_from_fiber();
+    }
+    self->state = AT_WARP;
+    self->kind = kind;
+    self->file = file;
+    self->line = line;
+    self->mask = mask;
+    self->value = value;
+    self->param = param;
+    self->width = width;
+#ifdef EMU_RACE
+    char *address = sync_address(2 + 2 * (base / 32), self->warp_count);
+    __tsan_release(address);
+#endif
+    park(self);
+#ifdef EMU_RACE
+    __tsan_acquire(address);
+#endif
+    self->warp_count++;
+    return self->result;
+}
+
+void *static_shared(const void *site, size_t bytes, size_t align, const char *name, const char *file)
+{
+    for (unsigned i = 0; i < S.static_count; i++)
+        if (S.statics[i].first == site)
+            return S.shared + S.statics[i].second;
+    size_t offset = (S.static_top + align - 1) / align * align;
+    char a[40];
+    if (offset + bytes > kSharedLimit || S.static_count == sizeof S.statics / sizeof S.statics[0]) {
+        fault(cudaErrorLaunchFailure, "%s: __shared__ %s (%s) would take the block's shared memory to %zu bytes; the "
+              "limit is %zu (48 KB)", thread_name(*S.current, a, sizeof a), name, file, offset + bytes, kSharedLimit);
+        abandon_from_fiber();
+    }
+    S.statics[S.static_count++] = {site, offset};
+    poison(S.shared + S.static_top, offset + bytes - S.static_top);
+    S.static_top = offset + bytes;
+    return S.shared + offset;
+}
+
+void *dynamic_shared(size_t *bytes)
+{
+    *bytes = S.dynamic_bytes;
+    return S.shared;
+}
+
+void shared_index_error(const char *name, const char *file, int line, long long index, size_t count)
+{
+    char a[40], where[300];
+    if (line > 0)
+        snprintf(where, sizeof where, " at %s:%d", file, line);
+    else
+        snprintf(where, sizeof where, " (declared in %s)", file);
+    fault(cudaErrorIllegalAddress, "%s indexes %s[%lld]%s, outside the %zu elements it has%s",
+          thread_name(*S.current, a, sizeof a), name, index, where, count,
+          count == 0 ? ": the launch gave no dynamic shared memory (the third value in <<< >>>)" : "");
+    abandon_from_fiber();
+}
+
+} // namespace emu
+
+extern "C" {
+
+void emu_set_order(emu_order order, unsigned long long seed)
+{
+    emu::S.order = order;
+    emu::S.seed = seed;
+}
+
+const char *emu_order_name(emu_order order)
+{
+    switch (order) {
+    case EMU_ORDER_FORWARD: return "forward";
+    case EMU_ORDER_REVERSE: return "reverse";
+    default: return "random";
+    }
+}
+
+int emu_race_mode(void)
+{
+#ifdef EMU_RACE
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+} // extern "C"
