@@ -84,6 +84,8 @@ def changes_html(prev, cur, src):
         for ln in new[j1:j2]:
             out.append('<span class="add">+ %s</span>' % html.escape(ln))
             added += 1
+    # one <span> per line, display:block in kit.css, so no newlines between them inside <pre>
+    out = [out[0]] + ["".join(out[1:])]
     out.append("</pre><div class=\"kit-diff-head\">%d lines removed, %d added (lines that differ only in "
                "comments or in the kernel's name count as unchanged)</div></div>" % (removed, added))
     return "\n".join(out) + "\n"
