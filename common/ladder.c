@@ -8,11 +8,38 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "options.h"
+
+/* KIT_EMULATED: this is reduce_ladder_emu, the same program built on the CPU emulator (emu/,
+ * docs/emulator.md): it checks every stage but times nothing. */
+#ifndef KIT_EMULATED
+#define KIT_EMULATED 0
+#endif
+
+/* With no GPU, or with --emulate, reduce_ladder hands over to reduce_ladder_emu (built beside
+ * it when Boost.Context is installed), with the same arguments. Returns only on failure. */
+static int hand_over_to_emulator(char **argv, const char *why)
+{
+    if (why)
+        fprintf(stderr, "reduce_ladder: %s\n", why);
+#ifdef KIT_EMULATOR_PATH
+    if (why)
+        fprintf(stderr, "reduce_ladder: running on the CPU emulator instead: correctness only, no timings\n");
+    fflush(stderr);
+    execv(KIT_EMULATOR_PATH, argv);
+    fprintf(stderr, "reduce_ladder: cannot run the emulator %s: %s\n", KIT_EMULATOR_PATH, strerror(errno));
+#else
+    (void)argv;
+    fprintf(stderr, "reduce_ladder: this build has no CPU emulator (it needs libboost-context-dev)\n");
+#endif
+    return 2;
+}
 
 /** One row of the ladder. */
 typedef struct ladder_row {
@@ -33,7 +60,7 @@ static void run_timed_row(ladder_row *row, double bytes, kit_status status, cons
     row->bytes = bytes;
     if (status != KIT_OK)
         snprintf(row->message, sizeof row->message, "%s", err->message);
-    else
+    else if (row->timing.median_ms > 0)
         row->gbps = bytes / (row->timing.median_ms * 1e-3) / 1e9;
 }
 
@@ -57,16 +84,30 @@ int main(int argc, char **argv)
 {
     kit_options opt;
     kit_error err = {KIT_OK, ""};
+    int emulate = 0; /* --emulate: run on the CPU emulator even when there is a GPU */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--emulate") == 0) {
+            emulate = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv); /* keeps the NULL */
+            argc--;
+            i--;
+        }
     if (kit_parse_options(argc, argv, &opt, &err) != KIT_OK) {
         fprintf(stderr, "reduce_ladder: %s\n", err.message);
         return 2;
     }
     if (opt.help) {
         fputs(kit_usage(), stdout);
+        puts("  --emulate          run on the CPU emulator (what happens anyway without a GPU):\n"
+             "                     every check, no timings; see docs/emulator.md");
         return 0;
     }
+    if (emulate && !KIT_EMULATED)
+        return hand_over_to_emulator(argv, NULL);
     kit_gpu gpu;
     if (kit_gpu_open(&gpu, &err) != KIT_OK) {
+        if (!KIT_EMULATED && err.status == KIT_NO_GPU)
+            return hand_over_to_emulator(argv, err.message);
         fprintf(stderr, "reduce_ladder: %s\n", err.message);
         return 2;
     }
@@ -99,13 +140,13 @@ int main(int argc, char **argv)
             continue;
         int got = 0;
         kit_status status = kit_run_checked(stage, &ws, opt.threads, &got, &err);
-        if (status == KIT_OK)
+        if (status == KIT_OK && !KIT_EMULATED)
             status = kit_time_stage(stage, &ws, opt.threads, 3, opt.reps, &row->timing, &err);
         run_timed_row(row, bytes, status, &err);
         lost = context_lost(status);
     }
     ladder_row *cub = NULL, *copy = NULL;
-    if (opt.baselines) {
+    if (opt.baselines && !KIT_EMULATED) {
         cub = &rows[count++];
         memset(cub, 0, sizeof *cub);
         cub->label = "CUB";
@@ -131,7 +172,13 @@ int main(int argc, char **argv)
     for (int r = 0; r < count; r++)
         failures += !rows[r].ran || rows[r].status != KIT_OK;
 
-    if (opt.format == KIT_FORMAT_TABLE) {
+    if (opt.format == KIT_FORMAT_TABLE && KIT_EMULATED) {
+        printf("Reduction ladder on the CPU EMULATOR, not a GPU: correctness only, no timings (docs/emulator.md), "
+               "%s\n", date);
+        printf("n = %zu ints, %u threads, %s input (seed %llu), %s\n\n", opt.n, opt.threads,
+               kit_pattern_name(opt.pattern), (unsigned long long)opt.seed, impl);
+        printf("%-5s %-38s  %s\n", "stage", "what", "result");
+    } else if (opt.format == KIT_FORMAT_TABLE) {
         printf("Reduction ladder on %s (%d SMs, %.0f MB L2, peak %.0f GB/s), %s\n", gpu.name, gpu.sm_count,
                gpu.l2_bytes / 1e6, gpu.peak_gbps, date);
         printf("n = %zu ints (%.0f MiB), %u threads, %s input (seed %llu), median of %d runs, %s\n\n",
@@ -144,9 +191,9 @@ int main(int argc, char **argv)
                "cumulative_speedup,percent_of_cub,result,gpu,date\n");
     } else {
         printf("{\n  \"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"l2_bytes\": %d, \"peak_gbps\": %.1f},\n"
-               "  \"date\": \"%s\", \"impl\": \"%s\", \"n\": %zu, \"threads\": %u, \"pattern\": \"%s\", "
+               "  \"emulated\": %s, \"date\": \"%s\", \"impl\": \"%s\", \"n\": %zu, \"threads\": %u, \"pattern\": \"%s\", "
                "\"seed\": %llu, \"reps\": %d,\n  \"rows\": [\n", gpu.name, gpu.sm_count, gpu.l2_bytes,
-               gpu.peak_gbps, date, impl, opt.n, opt.threads, kit_pattern_name(opt.pattern),
+               gpu.peak_gbps, KIT_EMULATED ? "true" : "false", date, impl, opt.n, opt.threads, kit_pattern_name(opt.pattern),
                (unsigned long long)opt.seed, opt.reps);
     }
     for (int r = 0; r < count; r++) {
@@ -158,7 +205,9 @@ int main(int argc, char **argv)
         ratio(pct, sizeof pct, row, (k && cub) ? cub : NULL, 1);
         const char *result = !row->ran ? "not run" : row->status == KIT_OK ? "ok" : kit_status_name(row->status);
         int ok = row->ran && row->status == KIT_OK;
-        if (opt.format == KIT_FORMAT_TABLE) {
+        if (opt.format == KIT_FORMAT_TABLE && KIT_EMULATED) {
+            printf("%-5s %-38s  %s\n", row->label, row->title, result);
+        } else if (opt.format == KIT_FORMAT_TABLE) {
             if (ok)
                 printf("%-5s %-38s %9.4f %6.1f%% %8.1f %7s %7s %8s  %s\n", row->label, row->title,
                        row->timing.median_ms, 100.0 * kit_timing_spread(&row->timing), row->gbps, step, cumul,
