@@ -151,8 +151,8 @@ def bar_chart(r, stages):
     ref = [(name, r["by_stage"].get(name)) for name in ("CUB", "copy")]
     values = [row["gbps"] for _, _, row in rows if row] + [row["gbps"] for _, row in ref if row]
     top = max(values) * 1.12
-    W, H, left, bottom, plot_top = 760, 330, 64, 270, 40
-    plot_w = W - left - 150
+    W, H, left, bottom, plot_top = 800, 330, 64, 270, 40
+    plot_w = W - left - 200
     ys = lambda v: bottom - (bottom - plot_top) * v / top
     svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" '
            'role="img" aria-label="GB/s per stage on %s">' % (W, H, W, html.escape(r["gpu"]["name"]))]
@@ -178,7 +178,7 @@ def bar_chart(r, stages):
         svg.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">stage %d</text>'
                    % (x + bw * 0.32, bottom + 15, num))
     colors = {"CUB": "#2c7a2c", "copy": "#d62728"}
-    labels = {"CUB": "CUB DeviceReduce::Sum", "copy": "copy (read + write)"}
+    labels = {"CUB": "CUB", "copy": "copy (read+write)"}
     for name, row in ref:
         if row:
             y = ys(row["gbps"])
