@@ -1,0 +1,39 @@
+# `make check` and `make check-stageK`: run the tests, then print the grade report.
+#   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
+#         [-DSTAGE=K] [-DJOBS=N] -P check.cmake
+# Old result files go first, so the report shows this run only. CTest's exit status decides
+# the target's, after the report is printed; CTest writes JUnit XML to RESULTS/junit.xml.
+if(STAGE)
+  file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*")
+  set(select -L "^stage${STAGE}$")
+  set(junit "${RESULTS}/junit-stage${STAGE}.xml")
+  set(report_args --stage ${STAGE} --json "${RESULTS}/results-stage${STAGE}.json")
+else()
+  file(GLOB old "${RESULTS}/stage*" "${RESULTS}/logs/*" "${RESULTS}/*.json" "${RESULTS}/*.csv" "${RESULTS}/*.xml")
+  set(select "")
+  set(junit "${RESULTS}/junit.xml")
+  set(report_args --json "${RESULTS}/results.json" --csv "${RESULTS}/summary.csv" --student "${STUDENT}")
+endif()
+if(old)
+  file(REMOVE ${old})
+endif()
+file(MAKE_DIRECTORY "${RESULTS}/logs")
+
+string(TIMESTAMP started "%s")
+execute_process(COMMAND "${CTEST}" --test-dir "${BUILD}" --output-on-failure -j ${JOBS} ${select}
+                        --output-junit "${junit}"
+                RESULT_VARIABLE tests_failed)
+string(TIMESTAMP finished "%s")
+math(EXPR seconds "${finished} - ${started}")
+string(TIMESTAMP today "%Y-%m-%d")
+
+execute_process(COMMAND "${REPORT}" --results "${RESULTS}" --config "${CONFIG}"
+                        --title "${TITLE}, ${today}, tests took ${seconds} s" ${report_args}
+                RESULT_VARIABLE report_failed)
+message("Logs: JUnit ${junit}, Check XML and TAP in ${RESULTS}/logs/")
+if(NOT tests_failed EQUAL 0)
+  message(FATAL_ERROR "make check: some tests failed (their output is above, the grade report after it)")
+endif()
+if(NOT report_failed EQUAL 0)
+  message(FATAL_ERROR "make check: the grade report could not be written")
+endif()

@@ -1,0 +1,212 @@
+/**
+ * \file diagnose.c
+ * \brief From many failed runs to one message with the likely cause (no CUDA here).
+ *
+ * The harness explains one run ("expected 1000, got 896: with all ones that is 104 elements
+ * lost"). Across the whole matrix of runs the grader sees more: which block sizes pass, which
+ * sizes fail, whether the same input gives different answers. Each observation below is a
+ * sentence that is true of the failures seen; the message lists those that hold.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grader.h"
+
+int kit_case_log_add(kit_case_log *log, const kit_case *c)
+{
+    if (log->count == log->capacity) {
+        int capacity = log->capacity ? 2 * log->capacity : 256;
+        kit_case *bigger = realloc(log->cases, (size_t)capacity * sizeof *bigger);
+        if (!bigger)
+            return 0;
+        log->cases = bigger;
+        log->capacity = capacity;
+    }
+    log->cases[log->count++] = *c;
+    return 1;
+}
+
+void kit_case_log_free(kit_case_log *log)
+{
+    free(log->cases);
+    memset(log, 0, sizeof *log);
+}
+
+int kit_status_is_fatal(kit_status status)
+{
+    return status == KIT_TIMEOUT || status == KIT_CUDA_ERROR || status == KIT_NO_GPU ||
+           status == KIT_OUT_OF_MEMORY;
+}
+
+static int is_power_of_two(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+/* Appends a sentence to out (keeps it NUL-terminated when full). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void say(char *out, size_t size, const char *format, ...)
+{
+    size_t used = strlen(out);
+    if (used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(out + used, size - used, format, args);
+    va_end(args);
+}
+
+/* Same input (n, threads, pattern, seed), different answers: nothing but a race does that. */
+static const kit_case *find_unstable(const kit_case *cases, int count, const kit_case **other)
+{
+    for (int i = 0; i < count; i++) {
+        if (cases[i].repeat == 0 || kit_status_is_fatal(cases[i].status))
+            continue;
+        for (int j = 0; j < i; j++) {
+            const kit_case *a = &cases[j], *b = &cases[i];
+            if (a->n == b->n && a->threads == b->threads && a->pattern == b->pattern && a->seed == b->seed &&
+                (a->status == KIT_OK || a->status == KIT_WRONG_RESULT) &&
+                (b->status == KIT_OK || b->status == KIT_WRONG_RESULT) && a->got != b->got) {
+                *other = a;
+                return b;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Block sizes with and without failures, as "64, 128 and 512". */
+static void list_threads(char *out, size_t size, const unsigned *values, int count)
+{
+    out[0] = '\0';
+    for (int i = 0; i < count; i++)
+        say(out, size, "%s%u", i == 0 ? "" : i + 1 == count ? " and " : ", ", values[i]);
+}
+
+int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t size)
+{
+    out[0] = '\0';
+    int failed = 0, ran = 0;
+    const kit_case *first = NULL, *fatal = NULL;
+    for (int i = 0; i < count; i++) {
+        ran++;
+        if (cases[i].status == KIT_OK)
+            continue;
+        failed++;
+        if (!first)
+            first = &cases[i];
+        if (!fatal && kit_status_is_fatal(cases[i].status))
+            fatal = &cases[i];
+    }
+    if (failed == 0)
+        return 0;
+
+    /* An unfilled skeleton: every run found no result at all. */
+    if (failed == ran && first->status == KIT_NO_RESULT && strstr(first->message, "wrote no result")) {
+        int all_empty = 1;
+        for (int i = 0; i < count; i++)
+            all_empty &= cases[i].status == KIT_NO_RESULT && strstr(cases[i].message, "wrote no result") != NULL;
+        if (all_empty) {
+            say(out, size, "%s", first->message);
+            return failed;
+        }
+    }
+
+    say(out, size, "stage %d failed %d of %d runs. ", stage, failed, ran);
+    if (fatal) {
+        say(out, size, "The GPU became unusable, so the remaining runs were skipped: %s. ", fatal->message);
+        if (fatal == first)
+            return failed;
+    }
+
+    /* A race: the same input gave different sums. */
+    const kit_case *other = NULL, *unstable = find_unstable(cases, count, &other);
+    if (unstable)
+        say(out, size, "The same input gave different sums on repeated runs (n = %zu, %u threads: %d, then %d): "
+            "a race. Is a __syncthreads() missing between the steps of the tree, or does the last warp read "
+            "shared memory without __syncwarp() (volatile is not enough)? ",
+            unstable->n, unstable->threads, other->got, unstable->got);
+
+    /* All ones: the answer counts elements. */
+    for (int i = 0; i < count; i++) {
+        const kit_case *c = &cases[i];
+        if (c->pattern != KIT_PATTERN_ONES || c->status != KIT_WRONG_RESULT)
+            continue;
+        long long diff = (long long)c->got - c->expected;
+        if (diff < 0)
+            say(out, size, "With all ones, n = %zu and %u threads gave %d: %lld elements lost. ", c->n, c->threads,
+                c->got, -diff);
+        else if (diff % KIT_INPUT_GUARD_VALUE != 0)
+            say(out, size, "With all ones, n = %zu and %u threads gave %d: %lld elements counted twice; do the "
+                "blocks overlap (block count or block start index)? ", c->n, c->threads, c->got, diff);
+        break;
+    }
+
+    /* Block sizes: some always pass, some fail. */
+    unsigned passing[16], failing[16];
+    int passing_count = 0, failing_count = 0;
+    for (unsigned t = 32; t <= 1024; t *= 2) {
+        int runs = 0, fails = 0;
+        for (int i = 0; i < count; i++) {
+            if (cases[i].threads != t || (fatal && &cases[i] >= fatal))
+                continue;
+            runs++;
+            fails += cases[i].status != KIT_OK;
+        }
+        if (runs && fails)
+            failing[failing_count++] = t;
+        else if (runs)
+            passing[passing_count++] = t;
+    }
+    if (passing_count > 0 && failing_count > 0) {
+        char good[96], bad[96];
+        list_threads(good, sizeof good, passing, passing_count);
+        list_threads(bad, sizeof bad, failing, failing_count);
+        if (passing_count == 1)
+            say(out, size, "It passes with %s threads only and fails with %s: is the block size hard-coded "
+                "(a constant where blockDim.x or the launcher's threads belongs)? ", good, bad);
+        else
+            say(out, size, "It fails with %s threads but passes with %s. ", bad, good);
+    }
+
+    /* Sizes: failures only where n is not a power of two, or not a multiple of a block. */
+    int failing_pow2 = 0, passing_pow2 = 0, failing_multiple = 0, passing_multiple = 0;
+    size_t smallest_failing = (size_t)-1, largest_passing = 0;
+    for (int i = 0; i < count; i++) {
+        const kit_case *c = &cases[i];
+        if (fatal && c >= fatal)
+            break;
+        int multiple = c->n % (2 * (size_t)c->threads) == 0 && c->n > 2 * (size_t)c->threads;
+        if (c->status == KIT_OK) {
+            passing_pow2 += is_power_of_two(c->n);
+            passing_multiple += multiple;
+            if (c->n > largest_passing)
+                largest_passing = c->n;
+        } else {
+            failing_pow2 += is_power_of_two(c->n);
+            failing_multiple += multiple;
+            if (c->n < smallest_failing)
+                smallest_failing = c->n;
+        }
+    }
+    int pow2_only = failing_pow2 == 0 && passing_pow2 > 0;
+    int multiples_only = failing_multiple == 0 && passing_multiple > 0;
+    if (pow2_only && multiples_only)
+        say(out, size, "Every failing n is neither a power of two nor a multiple of 2 x threads, and every such n "
+            "passed: does the code assume the count of values (in the array or in the last block) is a power "
+            "of two or fills whole blocks? ");
+    else if (pow2_only)
+        say(out, size, "Every failing n is not a power of two, and every power of two passed: does the code "
+            "assume the count of values is a power of two? ");
+    else if (multiples_only)
+        say(out, size, "Every failing n leaves a partly filled last block, and every n that fills whole blocks "
+            "passed: check the bound on n and that the block count rounds up. ");
+    if (smallest_failing > largest_passing && largest_passing > 0)
+        say(out, size, "Every n up to %zu passed and every n from %zu failed: a problem with more blocks or "
+            "more passes (the block index, or the count the launcher returns)? ", largest_passing,
+            smallest_failing);
+
+    say(out, size, "First failure: %s", first->message);
+    return failed;
+}

@@ -1,0 +1,231 @@
+/**
+ * \file grader.h
+ * \brief The grader: what `make check` runs for each stage, as a library.
+ *
+ * Grading a stage has three parts, each a CTest test of its own:
+ *   - correctness: the stage against the exact sum over a matrix of sizes, block sizes,
+ *     input patterns and seeds, plus repeated runs; failures are summed up into one
+ *     message with the most likely cause (kit_diagnose());
+ *   - speedup: the student's stage and the reference stages timed in one process,
+ *     interleaved, at n = 2^26; the student's cumulative speedup over reference stage 1 must
+ *     reach a fraction of what reference stage K reaches in the same run (kit_speedup_decide());
+ *   - sanitizer: the same executable runs a few small cases once (kit_grade_run_once()) under
+ *     compute-sanitizer's racecheck, synccheck, memcheck and initcheck (tests/sanitize.sh).
+ *
+ * Everything GPU-related goes through the harness API in common/kit.h, never through CUDA
+ * directly, so the grader links against any implementation of that API. The files split
+ * into host-only parts (config, diagnosis, speedup rule, result files, report: library
+ * kit_grader_host, tested in CI without a GPU) and the parts that run stages (kit_grader).
+ */
+#ifndef KIT_GRADER_H
+#define KIT_GRADER_H
+
+#include <stdio.h>
+
+#include "kit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- configuration */
+
+/** The parts of a stage's grade, in report order. */
+typedef enum kit_part {
+    KIT_PART_CORRECTNESS,
+    KIT_PART_SPEEDUP,
+    KIT_PART_RACECHECK,
+    KIT_PART_SYNCCHECK,
+    KIT_PART_MEMCHECK,
+    KIT_PART_INITCHECK,
+} kit_part;
+
+#define KIT_PART_COUNT 6
+#define KIT_SANITIZER_PARTS 4 /**< the last four parts are compute-sanitizer tools */
+
+/** Name of a part as used in file names and reports ("correctness", "racecheck", ...). */
+const char *kit_part_name(kit_part part);
+
+/**
+ * Grading rules, read from a plain `key = value` file (tests/grading.conf documents every
+ * key). Arrays are indexed by stage number, 1..KIT_STAGE_COUNT.
+ */
+typedef struct kit_grade_config {
+    double speedup_fraction;   /**< required = fraction x the reference stage's speedup (0.8) */
+    double max_spread;         /**< above this relative spread a timing is too noisy to decide */
+    int speedup_rounds;        /**< interleaved visits per implementation and attempt */
+    int speedup_reps;          /**< timed runs per visit (the visit's median is one sample) */
+    int speedup_attempts;      /**< measurements before deciding on what was seen */
+    size_t speedup_n;          /**< input size of the speedup case (2^26) */
+    unsigned speedup_threads;  /**< block size of the speedup case (256) */
+    double min_speedup[KIT_STAGE_COUNT + 1];        /**< absolute floor, 0 = none */
+    double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
+} kit_grade_config;
+
+/** The defaults: 0.8 of the reference, 10 points a stage (6 correctness, 2 speed, 2 sanitizer). */
+void kit_grade_config_default(kit_grade_config *config);
+
+/** Applies the `key = value` lines of \p text; KIT_BAD_ARGUMENT names the line that is wrong. */
+kit_status kit_grade_config_parse(kit_grade_config *config, const char *text, const char *source,
+                                  kit_error *err);
+
+/** Defaults, then the file at \p path (if \p path is NULL or empty: defaults only). */
+kit_status kit_grade_config_load(kit_grade_config *config, const char *path, kit_error *err);
+
+/* ---------------------------------------------------------------- correctness cases */
+
+/** One checked run of a stage and what it gave. */
+typedef struct kit_case {
+    size_t n;
+    unsigned threads;
+    kit_pattern pattern;
+    unsigned long long seed;
+    int repeat;          /**< 0 for the first run of this input, 1.. for repeats */
+    kit_status status;
+    int got, expected;   /**< the stage's answer (when it gave one) and the exact sum */
+    char message[sizeof(((kit_error *)0)->message)];
+} kit_case;
+
+/** A growing list of cases. */
+typedef struct kit_case_log {
+    kit_case *cases;
+    int count, capacity;
+} kit_case_log;
+
+/** Appends a copy of \p c (returns 0 if out of memory). */
+int kit_case_log_add(kit_case_log *log, const kit_case *c);
+void kit_case_log_free(kit_case_log *log);
+
+/**
+ * One message about all failed cases of a stage: the likely cause where the pattern of
+ * failures shows one (hard-coded block size, power-of-two sizes only, a grid rounded down,
+ * blocks that overlap, a race, ...), how many runs failed, and the first failure in full.
+ * Returns the number of failed cases (0: \p out is empty).
+ */
+int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t size);
+
+/** Whether \p status leaves the CUDA context unusable (no further run can be trusted). */
+int kit_status_is_fatal(kit_status status);
+
+/* ---------------------------------------------------------------- speedup rule */
+
+/** What one speedup measurement decides. */
+typedef enum kit_verdict { KIT_VERDICT_PASS, KIT_VERDICT_FAIL, KIT_VERDICT_MEASURE_AGAIN } kit_verdict;
+
+/** The numbers of the speedup case and the verdict on them. */
+typedef struct kit_speedup {
+    double student_ms, reference_ms, stage1_ms;  /**< medians over all samples so far */
+    double spread;       /**< largest relative spread (IQR / median) of the three */
+    double achieved;     /**< stage1_ms / student_ms */
+    double reference;    /**< stage1_ms / reference_ms */
+    double required;     /**< max(fraction x reference, absolute minimum) */
+    int samples;         /**< samples per implementation */
+    int attempts;
+    int within_noise;    /**< passed only within the measurement's noise */
+    kit_verdict verdict;
+} kit_speedup;
+
+/**
+ * Fills achieved/required and the verdict from the medians and spread in \p s. Decisive when
+ * the spread is at most config->max_spread and achieved is on one side of required by more
+ * than the spread; otherwise MEASURE_AGAIN, unless \p last_attempt: then it passes when
+ * achieved is within the noise (at most 10 %) below required, so noise never fails a stage
+ * that is as fast as required.
+ */
+kit_verdict kit_speedup_decide(const kit_grade_config *config, int stage, kit_speedup *s, int last_attempt);
+
+/** Median and relative spread (IQR / median) of \p count values; sorts them in place. */
+double kit_median_spread(double *values, int count, double *spread);
+
+/* ---------------------------------------------------------------- result files */
+
+/** Status of one part in a result file. */
+typedef enum kit_outcome { KIT_OUTCOME_MISSING, KIT_OUTCOME_PASS, KIT_OUTCOME_FAIL, KIT_OUTCOME_SKIP } kit_outcome;
+
+/** One part's result, as the tests write it and the report reads it. */
+typedef struct kit_result {
+    kit_outcome outcome;
+    char message[2048];
+    double achieved, required, reference, spread; /**< speedup only; 0 when not measured */
+    char gpu[256];
+} kit_result;
+
+/** Writes DIR/stageK.PART (atomically); does nothing when \p dir is NULL or empty. */
+int kit_result_write(const char *dir, int stage, kit_part part, const kit_result *result);
+/** Reads DIR/stageK.PART; outcome MISSING if there is no such file. */
+void kit_result_read(const char *dir, int stage, kit_part part, kit_result *result);
+/** Removes DIR/stageK.* for one stage (0 = all stages). */
+void kit_result_clear(const char *dir, int stage);
+
+/* ---------------------------------------------------------------- report */
+
+/** A stage's grade, computed from its result files and the config. */
+typedef struct kit_stage_grade {
+    int stage;
+    kit_result parts[KIT_PART_COUNT];
+    double score, max_score;
+    double part_score[3], part_max[3]; /**< correctness, speedup, sanitizer */
+    int passed;    /**< every part passed */
+} kit_stage_grade;
+
+/**
+ * Reads the result files of stage \p stage and scores them: correctness points when it
+ * passed; speedup and sanitizer points only on top of a correct stage (an unfilled lab is
+ * free of races, but earns nothing for it). A part not run scores 0, never full marks.
+ */
+void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *grade);
+
+/** The summary table (stage, correctness, speedup achieved/required, sanitizer, points). */
+void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const char *title);
+/** Gradescope-style results.json: tests[] with name, score, max_score, status, output. */
+void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const char *title);
+/** One CSV row: student, points of each stage (empty when not graded), total, maximum. */
+void kit_report_csv_header(FILE *out);
+void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *grades, int count);
+
+/* ---------------------------------------------------------------- running stages */
+
+/**
+ * The matrix of correctness cases for one stage: every size class (1, around a warp, below
+ * one block, just past one and two blocks, powers of two and not, several passes), every
+ * supported block size, every input pattern, two seeds, then repeated runs of a few inputs.
+ * Runs until the matrix is done or a run leaves the GPU unusable. \p large adds n = 2^26.
+ */
+kit_status kit_grade_correctness(const kit_stage *stage, int large, kit_case_log *log, kit_error *err);
+
+/** The same two inputs ten times at every block size: a race shows as answers that differ. */
+kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err);
+
+/** The speedup case; \p s gets the numbers and verdict. KIT_OK unless a run failed. */
+kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *student,
+                             const kit_stage *reference_table, kit_speedup *s, kit_error *err);
+
+/** A few small checked runs, no forking: what compute-sanitizer runs. Returns an exit code. */
+int kit_grade_run_once(const kit_stage *stage, FILE *out);
+
+/** The grader's command line (tests/grader/suite.c prints the usage). */
+typedef struct kit_grade_args {
+    const char *part;     /**< "correctness", "speedup" or "all" */
+    const char *impl;     /**< "labs" or "solutions" */
+    const char *kernel;   /**< grade_corpus: the known-wrong kernel */
+    const char *results;  /**< folder for result files, or NULL */
+    const char *logs;     /**< folder for Check's XML and TAP logs, or NULL */
+    const char *config;   /**< grading rules file, or NULL */
+    int run_once;         /**< the sanitizer driver instead of the Check suite */
+    int probe_gpu;        /**< only say whether a GPU is usable (exit 0, or 77) */
+} kit_grade_args;
+
+/** Parses argv; prints a message and returns 0 on a bad command line. */
+int kit_grade_parse_args(int argc, char **argv, kit_grade_args *args);
+
+/**
+ * Grades \p stage: runs its Check suite (or the sanitizer driver), writes the result files,
+ * and returns the exit code. \p reference_table is what the speedup case compares with.
+ */
+int kit_grade_run(const kit_grade_args *args, const kit_stage *stage, const kit_stage *reference_table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIT_GRADER_H */

@@ -1,0 +1,217 @@
+/**
+ * \file report.c
+ * \brief Scores and reports: the summary table, results.json and the class CSV (no CUDA here).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "grader.h"
+
+void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *g)
+{
+    memset(g, 0, sizeof *g);
+    g->stage = stage;
+    for (int p = 0; p < KIT_PART_COUNT; p++)
+        kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
+    int correct = g->parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_PASS;
+    int fast = g->parts[KIT_PART_SPEEDUP].outcome == KIT_OUTCOME_PASS;
+    int clean = 1;
+    for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
+        clean &= g->parts[p].outcome == KIT_OUTCOME_PASS;
+    const int earned[3] = {correct, correct && fast, correct && clean};
+    for (int i = 0; i < 3; i++) {
+        g->part_max[i] = config->points[stage][i];
+        g->part_score[i] = earned[i] ? g->part_max[i] : 0;
+        g->score += g->part_score[i];
+        g->max_score += g->part_max[i];
+    }
+    g->passed = correct && fast && clean;
+}
+
+static const char *outcome_word(kit_outcome o)
+{
+    return o == KIT_OUTCOME_PASS ? "pass" : o == KIT_OUTCOME_FAIL ? "FAIL" : o == KIT_OUTCOME_SKIP ? "skipped" : "not run";
+}
+
+/* "pass", "FAIL: racecheck memcheck", "skipped", "not run" */
+static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
+{
+    int pass = 0, fail = 0, skip = 0;
+    for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++) {
+        pass += g->parts[p].outcome == KIT_OUTCOME_PASS;
+        fail += g->parts[p].outcome == KIT_OUTCOME_FAIL;
+        skip += g->parts[p].outcome == KIT_OUTCOME_SKIP;
+    }
+    if (fail) {
+        snprintf(out, size, "FAIL:");
+        for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
+            if (g->parts[p].outcome == KIT_OUTCOME_FAIL) {
+                size_t used = strlen(out);
+                snprintf(out + used, size - used, " %s", kit_part_name((kit_part)p));
+            }
+    } else if (pass == KIT_SANITIZER_PARTS) {
+        snprintf(out, size, "pass (4 tools)");
+    } else if (skip) {
+        snprintf(out, size, "skipped");
+    } else if (pass) {
+        snprintf(out, size, "%d of 4 tools ran", pass);
+    } else {
+        snprintf(out, size, "not run");
+    }
+}
+
+static void speedup_cell(char *out, size_t size, const kit_result *r)
+{
+    if (r->required > 0 && r->achieved > 0)
+        snprintf(out, size, "%s %.2fx / %.2fx", outcome_word(r->outcome), r->achieved, r->required);
+    else
+        snprintf(out, size, "%s", outcome_word(r->outcome));
+}
+
+static const char *gpu_of(const kit_stage_grade *grades, int count)
+{
+    for (int i = 0; i < count; i++)
+        for (int p = 0; p < KIT_PART_COUNT; p++)
+            if (grades[i].parts[p].gpu[0])
+                return grades[i].parts[p].gpu;
+    return "no GPU";
+}
+
+void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const char *title)
+{
+    double score = 0, max_score = 0;
+    fprintf(out, "\n%s, on %s\n\n", title, gpu_of(grades, count));
+    fprintf(out, "%-6s %-12s %-28s %-26s %s\n", "stage", "correctness", "speedup achieved / required",
+            "sanitizer", "points");
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *g = &grades[i];
+        char speed[64], sanitizer[96];
+        speedup_cell(speed, sizeof speed, &g->parts[KIT_PART_SPEEDUP]);
+        sanitizer_cell(sanitizer, sizeof sanitizer, g);
+        fprintf(out, "%-6d %-12s %-28s %-26s %g / %g\n", g->stage, outcome_word(g->parts[KIT_PART_CORRECTNESS].outcome),
+                speed, sanitizer, g->score, g->max_score);
+        score += g->score;
+        max_score += g->max_score;
+    }
+    fprintf(out, "%-6s %-12s %-28s %-26s %g / %g\n", "total", "", "", "", score, max_score);
+
+    int notes = 0;
+    for (int i = 0; i < count; i++)
+        for (int p = 0; p < KIT_PART_COUNT; p++) {
+            const kit_result *r = &grades[i].parts[p];
+            if (r->outcome == KIT_OUTCOME_PASS || r->outcome == KIT_OUTCOME_SKIP || !r->message[0])
+                continue;
+            if (notes++ == 0)
+                fprintf(out, "\nWhat to fix:\n");
+            fprintf(out, "- stage %d %s: %s\n", grades[i].stage, kit_part_name((kit_part)p), r->message);
+        }
+    int skipped = 0, unsanitized = 0;
+    const char *why = "";
+    for (int i = 0; i < count; i++) {
+        const kit_result *c = &grades[i].parts[KIT_PART_CORRECTNESS];
+        if (c->outcome == KIT_OUTCOME_SKIP) {
+            skipped++;
+            why = c->message;
+        }
+        unsanitized += c->outcome != KIT_OUTCOME_SKIP && grades[i].parts[KIT_PART_RACECHECK].outcome == KIT_OUTCOME_MISSING;
+    }
+    if (skipped)
+        fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped, why);
+    if (unsanitized)
+        fprintf(out, "\nThe compute-sanitizer checks did not run for %d stage(s): was compute-sanitizer found when "
+                "the build was configured? Parts that did not run score 0 points.\n", unsanitized);
+}
+
+/* A JSON string literal. */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_test(FILE *out, int *first, const char *name, double score, double max_score, int passed,
+                      const char *output)
+{
+    fprintf(out, "%s    {\"name\": ", *first ? "" : ",\n");
+    json_string(out, name);
+    fprintf(out, ", \"score\": %g, \"max_score\": %g, \"status\": \"%s\", \"output\": ", score, max_score,
+            passed ? "passed" : "failed");
+    json_string(out, output);
+    fputc('}', out);
+    *first = 0;
+}
+
+void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const char *title)
+{
+    double score = 0;
+    for (int i = 0; i < count; i++)
+        score += grades[i].score;
+    fprintf(out, "{\n  \"score\": %g,\n  \"output\": ", score);
+    char header[512];
+    snprintf(header, sizeof header, "%s, on %s", title, gpu_of(grades, count));
+    json_string(out, header);
+    fprintf(out, ",\n  \"tests\": [\n");
+    int first = 1;
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *g = &grades[i];
+        char name[64], text[2400], sanitizer[96];
+        const kit_result *c = &g->parts[KIT_PART_CORRECTNESS], *s = &g->parts[KIT_PART_SPEEDUP];
+        snprintf(name, sizeof name, "stage %d: correctness", g->stage);
+        snprintf(text, sizeof text, "%s: %s", outcome_word(c->outcome), c->message);
+        json_test(out, &first, name, g->part_score[0], g->part_max[0], c->outcome == KIT_OUTCOME_PASS, text);
+        snprintf(name, sizeof name, "stage %d: speedup", g->stage);
+        speedup_cell(text, sizeof text, s);
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "%s%s", s->message[0] ? ": " : "", s->message);
+        json_test(out, &first, name, g->part_score[1], g->part_max[1], s->outcome == KIT_OUTCOME_PASS, text);
+        snprintf(name, sizeof name, "stage %d: races and memory errors (compute-sanitizer)", g->stage);
+        sanitizer_cell(sanitizer, sizeof sanitizer, g);
+        snprintf(text, sizeof text, "%s", sanitizer);
+        for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++) {
+            used = strlen(text);
+            if (g->parts[p].outcome != KIT_OUTCOME_PASS && g->parts[p].message[0])
+                snprintf(text + used, sizeof text - used, "\n%s: %s", kit_part_name((kit_part)p), g->parts[p].message);
+        }
+        int clean = strncmp(sanitizer, "pass", 4) == 0;
+        json_test(out, &first, name, g->part_score[2], g->part_max[2], clean, text);
+    }
+    fprintf(out, "\n  ]\n}\n");
+}
+
+void kit_report_csv_header(FILE *out)
+{
+    fprintf(out, "student");
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        fprintf(out, ",stage%d", k);
+    fprintf(out, ",total,max_total\n");
+}
+
+void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *grades, int count)
+{
+    double score = 0, max_score = 0;
+    fprintf(out, "%s", student);
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        const kit_stage_grade *g = NULL;
+        for (int i = 0; i < count; i++)
+            if (grades[i].stage == k)
+                g = &grades[i];
+        if (g) {
+            fprintf(out, ",%g", g->score);
+            score += g->score;
+            max_score += g->max_score;
+        } else {
+            fprintf(out, ",");
+        }
+    }
+    fprintf(out, ",%g,%g\n", score, max_score);
+}

@@ -1,0 +1,69 @@
+/**
+ * \file speedup_rule.c
+ * \brief When a measured speedup is enough, too little, or too noisy to tell (no CUDA here).
+ *
+ * The required speedup is relative to what the reference reaches on the same GPU in the same
+ * run, so one rule works on any GPU: on an H200 the reference stage 7 is ~8x over stage 1, on
+ * an H100 ~6x. Comparing with reference stage K itself (not K-1) matters: stage 6 gains only
+ * ~1.04x over stage 5 on an H200, so "faster than the previous stage" would be decided by noise.
+ */
+#include <stdlib.h>
+
+#include "grader.h"
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(const double *sorted, int count, double q)
+{
+    double pos = q * (count - 1);
+    int lo = (int)pos;
+    int hi = lo + 1 < count ? lo + 1 : lo;
+    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+}
+
+double kit_median_spread(double *values, int count, double *spread)
+{
+    if (count < 1) {
+        *spread = 1.0;
+        return 0.0;
+    }
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    double median = quantile(values, count, 0.5);
+    *spread = median > 0 ? (quantile(values, count, 0.75) - quantile(values, count, 0.25)) / median : 1.0;
+    return median;
+}
+
+/** Most a noisy measurement may fall short of the requirement and still pass. */
+#define KIT_NOISE_ALLOWANCE 0.10
+/** Smallest relative gap below the requirement that counts as a clear miss. */
+#define KIT_MIN_MARGIN 0.02
+
+kit_verdict kit_speedup_decide(const kit_grade_config *config, int stage, kit_speedup *s, int last_attempt)
+{
+    s->achieved = s->student_ms > 0 ? s->stage1_ms / s->student_ms : 0.0;
+    s->reference = s->reference_ms > 0 ? s->stage1_ms / s->reference_ms : 0.0;
+    s->required = config->speedup_fraction * s->reference;
+    if (stage >= 1 && stage <= KIT_STAGE_COUNT && config->min_speedup[stage] > s->required)
+        s->required = config->min_speedup[stage];
+    s->within_noise = 0;
+
+    double margin = s->spread > KIT_MIN_MARGIN ? s->spread : KIT_MIN_MARGIN;
+    int quiet = s->spread <= config->max_spread;
+    if (s->achieved >= s->required)
+        s->verdict = KIT_VERDICT_PASS;
+    else if (quiet && s->achieved < s->required * (1.0 - margin))
+        s->verdict = KIT_VERDICT_FAIL;
+    else if (!last_attempt)
+        s->verdict = KIT_VERDICT_MEASURE_AGAIN;
+    else {
+        /* Out of attempts and still within the noise: the benefit of the doubt goes to the stage. */
+        double allowance = s->spread < KIT_NOISE_ALLOWANCE ? s->spread : KIT_NOISE_ALLOWANCE;
+        s->within_noise = s->achieved >= s->required * (1.0 - allowance);
+        s->verdict = s->within_noise ? KIT_VERDICT_PASS : KIT_VERDICT_FAIL;
+    }
+    return s->verdict;
+}

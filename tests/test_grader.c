@@ -1,0 +1,465 @@
+/**
+ * \file test_grader.c
+ * \brief The grader's host-side logic, without a GPU: the rules file, the diagnosis of
+ * failed runs, the speedup rule (noise included), result files, the report formats, the
+ * grade_report program and the known-wrong corpus list. Runs in CI.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grader.h"
+
+/* ------------------------------------------------------------ rules file */
+
+START_TEST(config_defaults_are_0_8_of_the_reference_and_10_points_a_stage)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    ck_assert(c.speedup_fraction == 0.8);
+    ck_assert(c.speedup_n == (size_t)1 << 26);
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        ck_assert(c.points[k][0] + c.points[k][1] + c.points[k][2] == 10);
+        ck_assert(c.min_speedup[k] == 0);
+    }
+}
+END_TEST
+
+START_TEST(config_applies_global_and_per_stage_keys)
+{
+    kit_grade_config c;
+    kit_error err = {KIT_OK, ""};
+    kit_grade_config_default(&c);
+    const char *text = "# comment\n\nspeedup.fraction = 0.7\npoints.speedup = 3  # all stages\n"
+                       "stage7.points.speedup = 5\nstage7.min_speedup = 4.5\nspeedup.n = 2^24\n"
+                       "speedup.attempts=2\nspeedup.rounds = 9\nspeedup.reps = 4\nspeedup.threads = 512\n";
+    ck_assert_int_eq(kit_grade_config_parse(&c, text, "test.conf", &err), KIT_OK);
+    ck_assert(c.speedup_fraction == 0.7);
+    ck_assert(c.points[1][1] == 3 && c.points[6][1] == 3 && c.points[7][1] == 5);
+    ck_assert(c.min_speedup[7] == 4.5 && c.min_speedup[6] == 0);
+    ck_assert(c.speedup_n == (size_t)1 << 24);
+    ck_assert_int_eq(c.speedup_attempts, 2);
+    ck_assert_int_eq(c.speedup_rounds, 9);
+    ck_assert_int_eq(c.speedup_reps, 4);
+    ck_assert_uint_eq(c.speedup_threads, 512);
+}
+END_TEST
+
+static const struct {
+    const char *text, *says;
+} bad_configs[] = {
+    {"speedup.fraction = fast\n", "test.conf:1: 'fast' is not a valid value for speedup.fraction"},
+    {"\nspeedup.fractoin = 0.5\n", "test.conf:2: unknown key 'speedup.fractoin'"},
+    {"stage8.min_speedup = 2\n", "unknown key 'stage8.min_speedup'"},
+    {"stage3.points.elegance = 2\n", "unknown key"},
+    {"points.correctness\n", "expected 'key = value'"},
+    {"speedup.threads = 100\n", "not a valid value for speedup.threads"},
+    {"speedup.attempts = 0\n", "not a valid value"},
+    {"points.speedup = -1\n", "not a valid value"},
+};
+
+START_TEST(config_refuses_bad_lines_naming_file_and_line)
+{
+    kit_grade_config c;
+    kit_error err = {KIT_OK, ""};
+    kit_grade_config_default(&c);
+    ck_assert_int_eq(kit_grade_config_parse(&c, bad_configs[_i].text, "test.conf", &err), KIT_BAD_ARGUMENT);
+    ck_assert_msg(strstr(err.message, bad_configs[_i].says) != NULL, "got: %s", err.message);
+}
+END_TEST
+
+START_TEST(shipped_grading_conf_parses)
+{
+    kit_grade_config c;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_msg(kit_grade_config_load(&c, KIT_SOURCE_DIR "/tests/grading.conf", &err) == KIT_OK, "%s",
+                  err.message);
+    ck_assert(c.speedup_fraction > 0 && c.speedup_fraction <= 1);
+    ck_assert_int_eq(kit_grade_config_load(&c, "/nonexistent/grading.conf", &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/grading.conf"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ diagnosis */
+
+static kit_case_log log_;
+
+static void add(size_t n, unsigned threads, kit_pattern pattern, int repeat, kit_status status, int got,
+                int expected, const char *message)
+{
+    kit_case c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.threads = threads;
+    c.pattern = pattern;
+    c.seed = 1;
+    c.repeat = repeat;
+    c.status = status;
+    c.got = got;
+    c.expected = expected;
+    snprintf(c.message, sizeof c.message, "%s", message);
+    ck_assert(kit_case_log_add(&log_, &c));
+}
+
+static const char *diagnose(void)
+{
+    static char out[4096];
+    kit_diagnose(3, log_.cases, log_.count, out, sizeof out);
+    kit_case_log_free(&log_);
+    return out;
+}
+
+static int is_pow2(size_t n) { return (n & (n - 1)) == 0; }
+
+START_TEST(diagnosis_is_empty_when_every_run_passed)
+{
+    add(1000, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, 5, 5, "");
+    char out[64];
+    ck_assert_int_eq(kit_diagnose(3, log_.cases, log_.count, out, sizeof out), 0);
+    ck_assert_str_eq(out, "");
+    kit_case_log_free(&log_);
+}
+END_TEST
+
+START_TEST(diagnosis_of_an_unfilled_skeleton_is_the_fill_in_message_alone)
+{
+    const char *msg = "stage 3 wrote no result: fill in the TODO in labs/03_x/x.cu (none of the 4 blocks...)";
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        add(1000, t, KIT_PATTERN_ONES, 0, KIT_NO_RESULT, 0, 1000, msg);
+    ck_assert_str_eq(diagnose(), msg);
+}
+END_TEST
+
+START_TEST(diagnosis_names_a_hard_coded_block_size)
+{
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        for (size_t n = 1000; n < 5000; n += 1000)
+            add(n, t, KIT_PATTERN_RANDOM, 0, t == 256 ? KIT_OK : KIT_WRONG_RESULT, 1, t == 256 ? 1 : 2,
+                "expected 2, got 1");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "passes with 256 threads only") && strstr(out, "hard-coded"), "%s", out);
+    ck_assert_msg(strstr(out, "First failure: expected 2, got 1"), "%s", out);
+}
+END_TEST
+
+START_TEST(diagnosis_names_sizes_that_are_not_powers_of_two)
+{
+    const size_t sizes[] = {1, 2, 3, 32, 33, 1000, 1024, 65536, 1000003};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (unsigned t = 64; t <= 256; t *= 2)
+            add(sizes[s], t, KIT_PATTERN_POSITIONAL, 0, is_pow2(sizes[s]) ? KIT_OK : KIT_WRONG_RESULT, 1, 2, "x");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "power of two"), "%s", out);
+    ck_assert_msg(strstr(out, "hard-coded") == NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(diagnosis_names_a_race_when_repeats_disagree)
+{
+    add(6149, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, 10, 10, "");
+    add(6149, 256, KIT_PATTERN_RANDOM, 1, KIT_WRONG_RESULT, 7, 10, "expected 10, got 7");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "a race") && strstr(out, "10, then 7") && strstr(out, "__syncwarp"), "%s", out);
+}
+END_TEST
+
+START_TEST(diagnosis_counts_lost_and_doubled_elements_with_all_ones)
+{
+    add(1000, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 896, 1000, "expected 1000, got 896");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "104 elements lost"), "%s", out);
+    add(1000, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1064, 1000, "expected 1000, got 1064");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "64 elements counted twice") && strstr(out, "overlap"), "%s", out);
+    /* a read past the end adds 2^20 per value: the harness's message says so, not "counted twice" */
+    add(1, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1 + (1 << 20), 1, "it read 1 values past the end");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "counted twice") == NULL && strstr(out, "past the end"), "%s", out);
+}
+END_TEST
+
+START_TEST(diagnosis_after_a_hang_says_the_rest_was_skipped)
+{
+    add(1, 64, KIT_PATTERN_ONES, 0, KIT_TIMEOUT, 0, 1, "pass 1 did not finish within 5 s");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "did not finish within 5 s") && strstr(out, "skipped"), "%s", out);
+}
+END_TEST
+
+/* ------------------------------------------------------------ speedup rule */
+
+static kit_speedup measured(double stage1_ms, double reference_ms, double student_ms, double spread)
+{
+    kit_speedup s;
+    memset(&s, 0, sizeof s);
+    s.stage1_ms = stage1_ms;
+    s.reference_ms = reference_ms;
+    s.student_ms = student_ms;
+    s.spread = spread;
+    return s;
+}
+
+START_TEST(speedup_passes_a_stage_as_fast_as_the_reference_and_fails_a_slow_one)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    /* H200 figures at 2^26: stage 1 0.66 ms, stage 7 ~8x faster. */
+    kit_speedup s = measured(0.66, 0.0825, 0.083, 0.02);
+    ck_assert_int_eq(kit_speedup_decide(&c, 7, &s, 0), KIT_VERDICT_PASS);
+    ck_assert(s.reference > 7.9 && s.reference < 8.1);
+    ck_assert(s.required > 0.79 * s.reference && s.required < 0.81 * s.reference);
+    s = measured(0.66, 0.0825, 0.31, 0.02); /* stage 3's speed in stage 7's slot */
+    ck_assert_int_eq(kit_speedup_decide(&c, 7, &s, 0), KIT_VERDICT_FAIL);
+    ck_assert(s.achieved < 2.2);
+}
+END_TEST
+
+START_TEST(speedup_measures_again_when_noisy_or_close_and_gives_the_benefit_of_the_doubt_at_the_end)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    /* Clearly too slow, but the timings are all over the place: measure again. */
+    kit_speedup s = measured(0.66, 0.0825, 0.31, 0.40);
+    ck_assert_int_eq(kit_speedup_decide(&c, 7, &s, 0), KIT_VERDICT_MEASURE_AGAIN);
+    ck_assert_int_eq(kit_speedup_decide(&c, 7, &s, 1), KIT_VERDICT_FAIL);
+    /* Just below the requirement, within the spread: measure again, then pass. */
+    s = measured(1.0, 0.2, 0.2 / 0.8 * 1.03, 0.05); /* 3% short of required */
+    ck_assert_int_eq(kit_speedup_decide(&c, 5, &s, 0), KIT_VERDICT_MEASURE_AGAIN);
+    ck_assert_int_eq(kit_speedup_decide(&c, 5, &s, 1), KIT_VERDICT_PASS);
+    ck_assert_int_eq(s.within_noise, 1);
+}
+END_TEST
+
+START_TEST(speedup_never_fails_the_reference_itself_however_noisy)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    /* The reference graded against itself: the student's median can be off by the noise. */
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        for (double noise = 0.0; noise <= 0.5; noise += 0.05) {
+            kit_speedup s = measured(0.66, 0.66 / (k + 1), 0.66 / (k + 1) * (1 + noise / 2), noise);
+            ck_assert_int_ne(kit_speedup_decide(&c, k, &s, 1), KIT_VERDICT_FAIL);
+        }
+}
+END_TEST
+
+START_TEST(speedup_uses_the_absolute_minimum_when_it_is_higher)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    c.min_speedup[6] = 6.0;
+    kit_speedup s = measured(0.66, 0.66 / 5.3, 0.66 / 5.3, 0.01); /* H200: stage 6 at 5.30x */
+    ck_assert_int_eq(kit_speedup_decide(&c, 6, &s, 0), KIT_VERDICT_FAIL);
+    ck_assert(s.required == 6.0);
+}
+END_TEST
+
+START_TEST(median_and_spread_are_the_middle_and_the_relative_iqr)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    double spread = 0;
+    ck_assert(kit_median_spread(v, 5, &spread) == 3);
+    ck_assert(spread > 0.66 && spread < 0.67); /* (4 - 2) / 3 */
+}
+END_TEST
+
+/* ------------------------------------------------------------ result files and report */
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/kit_grader_test.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void put(int stage, kit_part part, kit_outcome outcome, const char *message)
+{
+    kit_result r;
+    memset(&r, 0, sizeof r);
+    r.outcome = outcome;
+    snprintf(r.message, sizeof r.message, "%s", message);
+    if (part == KIT_PART_SPEEDUP) {
+        r.achieved = 2.07;
+        r.required = 1.66;
+        r.reference = 2.08;
+        r.spread = 0.012;
+        snprintf(r.gpu, sizeof r.gpu, "NVIDIA H200");
+    }
+    ck_assert(kit_result_write(dir, stage, part, &r));
+}
+
+static void clean_dir(void)
+{
+    kit_result_clear(dir, 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* clearing removed every file */
+}
+
+START_TEST(result_files_round_trip)
+{
+    make_dir();
+    put(3, KIT_PART_SPEEDUP, KIT_OUTCOME_PASS, "line one\nline two");
+    kit_result r;
+    kit_result_read(dir, 3, KIT_PART_SPEEDUP, &r);
+    ck_assert_int_eq(r.outcome, KIT_OUTCOME_PASS);
+    ck_assert_str_eq(r.message, "line one line two");
+    ck_assert(r.achieved == 2.07 && r.required == 1.66);
+    ck_assert_str_eq(r.gpu, "NVIDIA H200");
+    kit_result_read(dir, 4, KIT_PART_SPEEDUP, &r);
+    ck_assert_int_eq(r.outcome, KIT_OUTCOME_MISSING);
+    clean_dir();
+}
+END_TEST
+
+START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    for (int p = 0; p < KIT_PART_COUNT; p++) {
+        put(1, (kit_part)p, KIT_OUTCOME_PASS, "ok");
+        put(2, (kit_part)p, p == KIT_PART_CORRECTNESS ? KIT_OUTCOME_FAIL : KIT_OUTCOME_PASS, "wrong");
+        put(3, (kit_part)p, p == KIT_PART_RACECHECK ? KIT_OUTCOME_FAIL : KIT_OUTCOME_PASS, "hazard");
+        put(4, (kit_part)p, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    }
+    kit_stage_grade g[5];
+    for (int k = 1; k <= 5; k++)
+        kit_grade_stage(&c, dir, k, &g[k - 1]);
+    ck_assert(g[0].score == 10 && g[0].passed);
+    ck_assert(g[1].score == 0 && !g[1].passed);  /* an unfilled lab is race-free, but earns nothing */
+    ck_assert(g[2].score == 8 && !g[2].passed);  /* correct and fast, with a race */
+    ck_assert(g[3].score == 0 && !g[3].passed);  /* skipped is never passed */
+    ck_assert(g[4].score == 0 && g[4].max_score == 10); /* nothing ran */
+
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, g, 5, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "NVIDIA H200") && strstr(text, "18 / 50") && strstr(text, "FAIL: racecheck") &&
+                      strstr(text, "pass 2.07x / 1.66x") && strstr(text, "stage 3 racecheck: hazard") &&
+                      strstr(text, "not graded") && strstr(text, "not run"),
+                  "%s", text);
+    free(text);
+
+    f = open_memstream(&text, &size);
+    kit_report_json(f, g, 5, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "\"score\": 18") && strstr(text, "\"name\": \"stage 1: correctness\", \"score\": 6, "
+                  "\"max_score\": 6, \"status\": \"passed\"") &&
+                      strstr(text, "\"name\": \"stage 3: races and memory errors (compute-sanitizer)\", \"score\": 0, "
+                                   "\"max_score\": 2, \"status\": \"failed\""),
+                  "%s", text);
+    free(text);
+
+    f = open_memstream(&text, &size);
+    kit_report_csv_header(f);
+    kit_report_csv_row(f, "alice", g, 5);
+    fclose(f);
+    ck_assert_str_eq(text, "student,stage1,stage2,stage3,stage4,stage5,stage6,stage7,total,max_total\n"
+                           "alice,10,0,8,0,0,,,18,50\n");
+    free(text);
+    clean_dir();
+}
+END_TEST
+
+START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
+{
+    make_dir();
+    put(2, KIT_PART_CORRECTNESS, KIT_OUTCOME_FAIL, "stage 2 wrote no result: fill in the TODO");
+    char command[1024], json[128], csv[128];
+    snprintf(json, sizeof json, "%s/results.json", dir);
+    snprintf(csv, sizeof csv, "%s/row.csv", dir);
+    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --json %s --csv %s "
+             "--student bob > %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, csv, dir);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "grep -q 'stage 2 correctness: stage 2 wrote no result' %s/out.txt && "
+             "grep -q '\"tests\"' %s && grep -q '^bob,0,0,0,0,0,0,0,0,70$' %s", dir, json, csv);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "%s --results %s --stage 9 2>/dev/null", KIT_GRADE_REPORT, dir);
+    ck_assert_int_ne(system(command), 0);
+    snprintf(command, sizeof command, "rm -f %s/results.json %s/row.csv %s/out.txt", dir, dir, dir);
+    ck_assert_int_eq(system(command), 0);
+    clean_dir();
+}
+END_TEST
+
+/* ------------------------------------------------------------ the known-wrong corpus */
+
+START_TEST(corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file)
+{
+    FILE *f = fopen(KIT_SOURCE_DIR "/tests/wrong_kernels/corpus.def", "r");
+    ck_assert_ptr_nonnull(f);
+    const char *required[] = {"missing_syncthreads", "warp_unroll_no_volatile", "warp_unroll_volatile_only",
+                              "tail_read_past_n", "power_of_two_only", "hard_coded_block_size",
+                              "grid_drops_elements", "double_counting", "endless_loop", "illegal_address"};
+    int found[10] = {0}, entries = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char name[64], part[32];
+        int slot = 0;
+        if (sscanf(line, "KIT_WRONG_KERNEL(%63[a-z0-9_], %d, %31[a-z],", name, &slot, part) != 3)
+            continue;
+        entries++;
+        ck_assert_msg(slot >= 1 && slot <= KIT_STAGE_COUNT, "%s: slot %d", name, slot);
+        int known = strcmp(part, "correctness") == 0 || strcmp(part, "speedup") == 0;
+        for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
+            known |= strcmp(part, kit_part_name((kit_part)p)) == 0;
+        ck_assert_msg(known, "%s: unknown part %s", name, part);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/wrong_kernels/%s.cu", KIT_SOURCE_DIR, name);
+        ck_assert_msg(access(path, R_OK) == 0, "%s is missing", path);
+        ck_assert_msg(strchr(line, '"') != NULL, "%s: no expected words", name);
+        for (int i = 0; i < 10; i++)
+            found[i] |= strcmp(name, required[i]) == 0;
+    }
+    fclose(f);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(found[i], "the corpus lacks %s", required[i]);
+    ck_assert_int_ge(entries, 10);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("grader");
+    TCase *config = tcase_create("config");
+    tcase_add_test(config, config_defaults_are_0_8_of_the_reference_and_10_points_a_stage);
+    tcase_add_test(config, config_applies_global_and_per_stage_keys);
+    tcase_add_loop_test(config, config_refuses_bad_lines_naming_file_and_line, 0,
+                        (int)(sizeof bad_configs / sizeof bad_configs[0]));
+    tcase_add_test(config, shipped_grading_conf_parses);
+    suite_add_tcase(suite, config);
+    TCase *diagnosis = tcase_create("diagnosis");
+    tcase_add_test(diagnosis, diagnosis_is_empty_when_every_run_passed);
+    tcase_add_test(diagnosis, diagnosis_of_an_unfilled_skeleton_is_the_fill_in_message_alone);
+    tcase_add_test(diagnosis, diagnosis_names_a_hard_coded_block_size);
+    tcase_add_test(diagnosis, diagnosis_names_sizes_that_are_not_powers_of_two);
+    tcase_add_test(diagnosis, diagnosis_names_a_race_when_repeats_disagree);
+    tcase_add_test(diagnosis, diagnosis_counts_lost_and_doubled_elements_with_all_ones);
+    tcase_add_test(diagnosis, diagnosis_after_a_hang_says_the_rest_was_skipped);
+    suite_add_tcase(suite, diagnosis);
+    TCase *speedup = tcase_create("speedup");
+    tcase_add_test(speedup, speedup_passes_a_stage_as_fast_as_the_reference_and_fails_a_slow_one);
+    tcase_add_test(speedup, speedup_measures_again_when_noisy_or_close_and_gives_the_benefit_of_the_doubt_at_the_end);
+    tcase_add_test(speedup, speedup_never_fails_the_reference_itself_however_noisy);
+    tcase_add_test(speedup, speedup_uses_the_absolute_minimum_when_it_is_higher);
+    tcase_add_test(speedup, median_and_spread_are_the_middle_and_the_relative_iqr);
+    suite_add_tcase(suite, speedup);
+    TCase *report = tcase_create("report");
+    tcase_add_test(report, result_files_round_trip);
+    tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
+    tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
+    tcase_add_test(report, corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file);
+    suite_add_tcase(suite, report);
+
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
