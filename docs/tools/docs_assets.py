@@ -128,8 +128,9 @@ def fmt(v, spec):
 def stage_results_html(stage, results):
     k = str(stage["number"])
     out = ['<table class="kit-results"><tr><th>GPU</th><th>date</th><th>n, threads</th><th>time</th>'
-           '<th>GB/s</th><th>vs stage %d</th><th>vs stage 1</th><th>share of CUB</th><th>copy ceiling</th>'
-           '<th>Harris, G80 (2007), vs stage 1</th></tr>' % max(1, stage["number"] - 1)]
+           '<th>GB/s</th><th>%s</th><th>vs stage 1</th><th>share of CUB</th><th>copy ceiling</th>'
+           '<th>Harris, G80 (2007), vs stage 1</th></tr>'
+           % ("vs stage %d" % (stage["number"] - 1) if stage["number"] > 1 else "step")]
     for r in results:
         row = r["by_stage"].get(k)
         copy = r["by_stage"].get("copy")
