@@ -1,8 +1,16 @@
-# `make check` and `make check-stageK`: run the tests, then print the grade report.
+# `make check`, `make check-grade` and `make check-stageK`: build, run the tests, then print
+# the grade report.
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
-#         [-DSTAGE=K] [-DJOBS=N] -P check.cmake
-# Old result files go first, so the report shows this run only. CTest's exit status decides
-# the target's, after the report is printed; CTest writes JUnit XML to RESULTS/junit.xml.
+#         -DJOBS=N [-DBUILD_ALL=ON] [-DSTAGE=K | -DLABEL=grade] -P check.cmake
+# BUILD_ALL builds every target first (make check runs every test of the kit). Old result
+# files go first, so the report shows this run only. CTest's exit status decides the
+# target's, after the report is printed; CTest writes JUnit XML next to the results.
+if(BUILD_ALL)
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD}" -j ${JOBS} RESULT_VARIABLE build_failed)
+  if(NOT build_failed EQUAL 0)
+    message(FATAL_ERROR "make check: the build failed (the compiler's messages are above)")
+  endif()
+endif()
 if(STAGE)
   file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*")
   set(select -L "^stage${STAGE}$")
@@ -11,6 +19,9 @@ if(STAGE)
 else()
   file(GLOB old "${RESULTS}/stage*" "${RESULTS}/logs/*" "${RESULTS}/*.json" "${RESULTS}/*.csv" "${RESULTS}/*.xml")
   set(select "")
+  if(LABEL)
+    set(select -L "^${LABEL}$")
+  endif()
   set(junit "${RESULTS}/junit.xml")
   set(report_args --json "${RESULTS}/results.json" --csv "${RESULTS}/summary.csv" --student "${STUDENT}")
 endif()

@@ -116,7 +116,8 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
         unsanitized += c->outcome != KIT_OUTCOME_SKIP && grades[i].parts[KIT_PART_RACECHECK].outcome == KIT_OUTCOME_MISSING;
     }
     if (skipped)
-        fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped, why);
+        fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped,
+                strncmp(why, "not graded: ", 12) == 0 ? why + 12 : why);
     if (unsanitized)
         fprintf(out, "\nThe compute-sanitizer checks did not run for %d stage(s): was compute-sanitizer found when "
                 "the build was configured? Parts that did not run score 0 points.\n", unsanitized);
