@@ -179,9 +179,16 @@ static kit_status finish_pass(const kit_stage *stage, const kit_workspace *ws, u
         return kit_fail(err, KIT_TIMEOUT, "%s: pass %d did not finish within %.0f s: an endless "
                         "loop, or a __syncthreads() that not every thread of the block reaches?",
                         what, pass, ws->timeout_s);
-    if (status != KIT_OK)
+    if (status != KIT_OK) {
+        char cause[sizeof err->message]; /* err->message cannot be both source and destination */
+        snprintf(cause, sizeof cause, "%s", err->message);
+#ifdef KIT_EMULATOR /* the CPU emulator's message already names the block, thread and line */
+        return kit_fail(err, status, "%s: pass %d crashed: %s", what, pass, cause);
+#else
         return kit_fail(err, status, "%s: pass %d crashed: %s. The GPU context is now unusable; run "
-                        "it under compute-sanitizer to see the line", what, pass, err->message);
+                        "it under compute-sanitizer to see the line", what, pass, cause);
+#endif
+    }
     return KIT_OK;
 }
 

@@ -168,14 +168,17 @@ cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t) { return cudaMemset(ptr, value, bytes); }
 
+/* Launch errors only: a fault inside a kernel shows at the next synchronising call
+ * (cudaStreamQuery, cudaMemcpy, ...), as a GPU's asynchronous errors do, even though the
+ * emulator has already run the kernel when its launch returns. */
 cudaError_t cudaGetLastError(void)
 {
-    cudaError_t error = sticky_error ? sticky_error : last_error;
+    cudaError_t error = last_error;
     last_error = cudaSuccess;
     return error;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return sticky_error ? sticky_error : last_error; }
+cudaError_t cudaPeekAtLastError(void) { return last_error; }
 
 const char *cudaGetErrorName(cudaError_t error)
 {

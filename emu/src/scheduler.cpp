@@ -624,7 +624,7 @@ bool valid_config(const launch_config &c)
 
 void launch(const launch_config &config, void (*invoke)(void *), void *closure)
 {
-    if (sticky_error) {
+    if (sticky_error) { /* an earlier fault lost the context, as on a GPU: this launch fails */
         last_error = sticky_error;
         return;
     }

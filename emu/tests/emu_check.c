@@ -1,0 +1,224 @@
+/**
+ * \file emu_check.c
+ * \brief Runs kernels on the CPU emulator under several thread orders; in the race build,
+ *        under ThreadSanitizer too.
+ *
+ *   emu_check [--impl solutions|labs] [--stage K] [--kernel NAME] [--n N,N,...]
+ *             [--threads T,T,...] [--one-order]
+ *
+ * Every case (kernel, n, block size) runs with kit_run_checked once per thread order:
+ * forward, reverse and two seeded random orders. A correct kernel gives the exact sum in
+ * every order; a kernel whose threads race for shared memory usually gives different results
+ * in different orders, which this program reports: a race signal that needs no sanitizer.
+ * Built with -fsanitize=thread (emu_race_check), ThreadSanitizer also reports each race it
+ * sees, naming the fibers "block(b) thread(t)", and makes the exit status non-zero.
+ *
+ * Compiled with EMU_CHECK_KERNELS="file.def" it runs the known-wrong kernels listed there
+ * (KIT_WRONG_KERNEL lines, as tests/wrong_kernels/corpus.def has them) instead of the stage
+ * tables; each is run in its slot's row of the solutions table.
+ *
+ * Exit status: 0 when every case is exact in every order, 1 when one is not, 2 for bad options.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kit.h"
+
+#ifdef EMU_CHECK_KERNELS
+#define KIT_WRONG_KERNEL(name, slot, part, expected, what) extern const kit_pass_fn KIT_SYMBOL(name);
+#include EMU_CHECK_KERNELS
+#undef KIT_WRONG_KERNEL
+
+typedef struct listed_kernel {
+    const char *name;
+    int slot;
+    const kit_pass_fn *pass;
+} listed_kernel;
+
+static const listed_kernel listed[] = {
+#define KIT_WRONG_KERNEL(name, slot, part, expected, what) {#name, slot, &KIT_SYMBOL(name)},
+#include EMU_CHECK_KERNELS
+#undef KIT_WRONG_KERNEL
+};
+#endif
+
+typedef struct order_run {
+    emu_order order;
+    unsigned long long seed;
+} order_run;
+
+static const order_run orders[] = {
+    {EMU_ORDER_FORWARD, 0}, {EMU_ORDER_REVERSE, 0}, {EMU_ORDER_RANDOM, 1}, {EMU_ORDER_RANDOM, 2}};
+#define ORDER_COUNT (int)(sizeof orders / sizeof orders[0])
+
+/* Sizes at most 2^16: ThreadSanitizer makes the emulator about 25 times slower. */
+static size_t default_sizes[] = {33, 1000, 1025, 6149, 65536};
+static unsigned default_threads[] = {64, 256, 1024};
+
+static int parse_list(const char *text, size_t *values, int max)
+{
+    int count = 0;
+    while (*text && count < max) {
+        char *end = NULL;
+        unsigned long long v = strtoull(text, &end, 0);
+        if (end == text || v == 0)
+            return -1;
+        values[count++] = (size_t)v;
+        text = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return count;
+}
+
+typedef struct outcome {
+    kit_status status;
+    int got;
+    char message[sizeof(((kit_error *)0)->message)];
+} outcome;
+
+/* One case in every order; returns 1 if it is exact and the same in all of them. */
+static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned threads, int order_count)
+{
+    outcome results[ORDER_COUNT];
+    int ok = 1, differ = 0;
+    for (int o = 0; o < order_count; o++) {
+        kit_error err = {KIT_OK, ""};
+        emu_set_order(orders[o].order, orders[o].seed);
+        results[o].got = 0;
+        results[o].status = kit_run_checked(stage, ws, threads, &results[o].got, &err);
+        snprintf(results[o].message, sizeof results[o].message, "%s", err.message);
+        if (results[o].status == KIT_CUDA_ERROR || results[o].status == KIT_TIMEOUT)
+            cudaDeviceReset(); /* the emulator's faults are sticky, as a GPU's; start afresh */
+        ok = ok && results[o].status == KIT_OK;
+        if (o > 0 && (results[o].status != results[0].status || results[o].got != results[0].got))
+            differ = 1;
+    }
+    emu_set_order(EMU_ORDER_FORWARD, 0);
+    if (differ) {
+        printf("stage %d (%s), n = %zu, %u threads: results differ between thread orders:", stage->number,
+               stage->impl, ws->n, threads);
+        for (int o = 0; o < order_count; o++) {
+            char seed[32] = "";
+            if (orders[o].order == EMU_ORDER_RANDOM)
+                snprintf(seed, sizeof seed, " (seed %llu)", orders[o].seed);
+            printf("%s %s%s %s (sum %d)", o ? "," : "", emu_order_name(orders[o].order), seed,
+                   results[o].status == KIT_OK ? "ok" : kit_status_name(results[o].status), results[o].got);
+        }
+        printf("; threads of a block race for memory (a missing __syncthreads() or __syncwarp()?)\n");
+    }
+    for (int o = 0; o < order_count; o++)
+        if (results[o].status != KIT_OK) {
+            printf("  %s order: %s: %s\n", emu_order_name(orders[o].order), kit_status_name(results[o].status),
+                   results[o].message);
+            break;
+        }
+    return ok && !differ;
+}
+
+static void usage(const char *program)
+{
+    fprintf(stderr, "usage: %s [--impl solutions|labs] [--stage K] [--kernel NAME] [--n N,N,...] "
+            "[--threads T,T,...] [--one-order]\n", program);
+}
+
+int main(int argc, char **argv)
+{
+    const kit_stage *table = kit_solutions_stages;
+    int only_stage = 0, order_count = ORDER_COUNT;
+    const char *only_kernel = NULL;
+    size_t sizes[32], threads[8];
+    int size_count = (int)(sizeof default_sizes / sizeof default_sizes[0]);
+    int thread_count = (int)(sizeof default_threads / sizeof default_threads[0]);
+    memcpy(sizes, default_sizes, sizeof default_sizes);
+    for (int t = 0; t < thread_count; t++)
+        threads[t] = default_threads[t];
+    for (int i = 1; i < argc; i++) {
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--impl") == 0 && value) {
+            table = strcmp(value, "labs") == 0 ? kit_labs_stages : kit_solutions_stages;
+            if (strcmp(value, "labs") != 0 && strcmp(value, "solutions") != 0)
+                return usage(argv[0]), 2;
+            i++;
+        } else if (strcmp(argv[i], "--stage") == 0 && value) {
+            only_stage = atoi(value);
+            if (only_stage < 1 || only_stage > KIT_STAGE_COUNT)
+                return usage(argv[0]), 2;
+            i++;
+        } else if (strcmp(argv[i], "--kernel") == 0 && value) {
+            only_kernel = value;
+            i++;
+        } else if (strcmp(argv[i], "--n") == 0 && value) {
+            if ((size_count = parse_list(value, sizes, 32)) <= 0)
+                return usage(argv[0]), 2;
+            i++;
+        } else if (strcmp(argv[i], "--threads") == 0 && value) {
+            if ((thread_count = parse_list(value, threads, 8)) <= 0)
+                return usage(argv[0]), 2;
+            i++;
+        } else if (strcmp(argv[i], "--one-order") == 0) {
+            order_count = 1;
+        } else {
+            usage(argv[0]);
+            return 2;
+        }
+    }
+
+    /* The kernels to run, as stage rows. */
+    kit_stage rows[64];
+    int row_count = 0;
+#ifdef EMU_CHECK_KERNELS
+    (void)table;
+    for (size_t k = 0; k < sizeof listed / sizeof listed[0]; k++) {
+        if (only_kernel && strcmp(only_kernel, listed[k].name) != 0)
+            continue;
+        int duplicate = 0; /* a kernel may be listed once per check that must reject it */
+        for (int r = 0; r < row_count; r++)
+            duplicate |= rows[r].pass == listed[k].pass;
+        if (duplicate)
+            continue;
+        rows[row_count] = *kit_find_stage(kit_solutions_stages, listed[k].slot);
+        rows[row_count].pass = listed[k].pass;
+        rows[row_count].impl = listed[k].name;
+        row_count++;
+    }
+#else
+    for (int k = 0; k < KIT_STAGE_COUNT; k++)
+        if (!only_stage || table[k].number == only_stage)
+            rows[row_count++] = table[k];
+#endif
+    if (row_count == 0) {
+        fprintf(stderr, "%s: no kernel matches %s\n", argv[0], only_kernel ? only_kernel : "the options");
+        return 2;
+    }
+
+    printf("emu_check: %d kernel(s) on the CPU emulator%s, %d thread order(s)\n", row_count,
+           emu_race_mode() ? " under ThreadSanitizer" : "", order_count);
+    int cases = 0, failed = 0;
+    for (int s = 0; s < size_count; s++) {
+        kit_workspace ws;
+        kit_error err = {KIT_OK, ""};
+        if (kit_workspace_init(&ws, sizes[s], &err) != KIT_OK ||
+            kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 7000u + sizes[s], &err) != KIT_OK) {
+            fprintf(stderr, "%s: %s\n", argv[0], err.message);
+            kit_workspace_free(&ws);
+            return 2;
+        }
+        for (int r = 0; r < row_count; r++)
+            for (int t = 0; t < thread_count; t++) {
+                if (threads[t] < rows[r].min_threads || threads[t] > rows[r].max_threads)
+                    continue;
+                cases++;
+                failed += !check_case(&rows[r], &ws, (unsigned)threads[t], order_count);
+            }
+        kit_workspace_free(&ws);
+    }
+    if (failed)
+        printf("emu_check: %d of %d cases FAILED\n", failed, cases);
+    else
+        printf("emu_check: all %d cases exact, the same in every thread order\n", cases);
+    return failed ? 1 : 0;
+}
