@@ -551,6 +551,47 @@ void watchdog(int)
     _exit(1);
 }
 
+/* A kernel that dereferences a pointer that is no memory at all (a GPU's "illegal address")
+ * would kill the process with SIGSEGV; say where instead. Runs on its own signal stack, so a
+ * fiber's stack overflow is reported too. */
+#ifndef EMU_RACE
+char crash_message[600];
+
+void crash(int signal_number)
+{
+    if (!S.current) { /* not in a kernel: the host's own crash, left as it is */
+        std::signal(signal_number, SIG_DFL);
+        std::raise(signal_number);
+        return;
+    }
+    char block[64], thread[40];
+    format_block(block, sizeof block);
+    thread_name(*S.current, thread, sizeof thread);
+    const launch_config &c = *S.config;
+    snprintf(crash_message, sizeof crash_message, "emulator: %s<<<%u, %u>>> launched at %s:%d, %s, %s: an illegal "
+             "memory access (%s): a pointer that is not device memory, an index far outside an array, or a stack "
+             "overflow\n", c.kernel, c.grid.x, c.block.x, c.file, c.line, block, thread,
+             signal_number == SIGSEGV ? "SIGSEGV" : "SIGBUS");
+    ssize_t written = write(2, crash_message, strlen(crash_message));
+    (void)written;
+    _exit(1);
+}
+
+void install_crash_handler()
+{
+    static char alternate_stack[64 * 1024];
+    stack_t ss = {};
+    ss.ss_sp = alternate_stack;
+    ss.ss_size = sizeof alternate_stack;
+    sigaltstack(&ss, nullptr);
+    struct sigaction action = {};
+    action.sa_handler = crash;
+    action.sa_flags = SA_ONSTACK;
+    sigaction(SIGSEGV, &action, nullptr);
+    sigaction(SIGBUS, &action, nullptr);
+}
+#endif
+
 void arm_watchdog(const launch_config &c)
 {
     static double limit = -1;
@@ -558,6 +599,9 @@ void arm_watchdog(const launch_config &c)
         const char *text = getenv("KIT_EMU_TIMEOUT");
         limit = text ? atof(text) : 60.0;
         signal(SIGVTALRM, watchdog);
+#ifndef EMU_RACE /* ThreadSanitizer reports crashes itself, with the fiber's name */
+        install_crash_handler();
+#endif
     }
     snprintf(watchdog_message, sizeof watchdog_message, "emulator: %s<<<%u, %u>>> launched at %s:%d was still running "
              "after %.0f s of CPU time: an endless loop, or a thread waiting for a value no one writes? "
