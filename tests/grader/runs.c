@@ -114,7 +114,7 @@ static kit_status run_size(const kit_stage *stage, size_t n, unsigned threads, k
     for (size_t p = 0; status == KIT_OK && alive && p < sizeof pattern_order / sizeof pattern_order[0]; p++) {
         int seeded = pattern_order[p] == KIT_PATTERN_RANDOM || pattern_order[p] == KIT_PATTERN_POSITIONAL;
         for (int s = 0; status == KIT_OK && alive && s < (seeded ? 2 : 1); s++) {
-            status = kit_workspace_fill(&ws, pattern_order[p], seeds[s] + n, err);
+            status = kit_workspace_fill(&ws, pattern_order[p], seeded ? seeds[s] + n : 1, err);
             if (status == KIT_OK)
                 alive = run_case(stage, &ws, threads, 1, log);
         }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The grader's acceptance run on a GPU machine (issue 3, "Done when"). Logs go to OUT.
+# Usage: tests/verify_on_gpu.sh OUT [checks|speedup|class|all]
+#   checks   build; make check on labs/ (must fail every stage) and 3x on solutions/ (must pass), timed
+#   speedup  the speedup cases alone, 20 times in a row, on solutions/
+#   class    three fake submissions graded into one CSV (tests/fake_class.sh, tests/grade_class.sh)
+set -u
+out=${1:?usage: verify_on_gpu.sh OUT [checks|speedup|class|all]}
+phase=${2:-all}
+kit=$(cd "$(dirname "$0")/.." && pwd)
+cd "$kit"
+mkdir -p "$out"
+summary="$out/summary.txt"
+jobs=$(nproc)
+note() { echo "$*" | tee -a "$summary"; }
+timed() { # LABEL LOG COMMAND...: runs, appends output to LOG, notes exit code and seconds
+    local label=$1 log=$2 start end code
+    shift 2
+    start=$(date +%s.%N)
+    "$@" >> "$log" 2>&1
+    code=$?
+    end=$(date +%s.%N)
+    note "$(printf '%-40s exit %3d  %6.1f s' "$label" "$code" "$(awk "BEGIN { print $end - $start }")")"
+    return $code
+}
+build() { # DIR [cmake options]
+    local dir=$1
+    shift
+    cmake -S . -B "$dir" "$@" > "$out/build-$(basename "$dir").log" 2>&1 &&
+        cmake --build "$dir" -j "$jobs" >> "$out/build-$(basename "$dir").log" 2>&1
+}
+
+note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) ($(nproc) CPUs)"
+if [ "$phase" = checks ] || [ "$phase" = all ]; then
+    build build-gpu & build build-ref -DKIT_LABS_DIR="$kit/solutions" & wait
+    note "builds: $(ls build-gpu/tests/grade_stage7 build-ref/tests/grade_stage7 2>&1 | tr '\n' ' ')"
+    timed "make check (labs, with self-tests)" "$out/labs-check.log" make -C build-gpu check
+    for i in 1 2 3; do
+        timed "make check (solutions) run $i" "$out/ref-check.log" make -C build-ref check
+    done
+    grep -E "tests passed|tests failed|^stage|^total|The following tests FAILED" "$out/labs-check.log" | tail -60 >> "$summary"
+    sed -n '/^Grade report/,/^Gradescope/p' "$out/ref-check.log" | tail -25 >> "$summary"
+fi
+if [ "$phase" = speedup ] || [ "$phase" = all ]; then
+    passed=0
+    for i in $(seq 1 20); do
+        if timed "speedup cases (solutions) run $i" "$out/speedup.log" \
+            ctest --test-dir build-ref -R reaches_the_required_speedup --output-on-failure; then
+            passed=$((passed + 1))
+        else
+            break
+        fi
+    done
+    note "speedup cases: $passed of 20 runs in a row passed"
+    grep -h "faster than reference stage 1" build-ref/grade/stage*.speedup >> "$summary"
+fi
+if [ "$phase" = class ] || [ "$phase" = all ]; then
+    sh tests/fake_class.sh /tmp/fake-class >> "$summary"
+    timed "grade_class.sh (3 submissions)" "$out/class.log" bash tests/grade_class.sh /tmp/fake-class \
+        "$out/class.csv" /tmp/build-class
+    cat "$out/class.csv" >> "$summary"
+fi
