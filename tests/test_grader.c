@@ -146,6 +146,31 @@ START_TEST(diagnosis_names_a_hard_coded_block_size)
 }
 END_TEST
 
+START_TEST(diagnosis_suspects_a_missing_barrier_when_only_the_smallest_block_passes)
+{
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        for (size_t n = 1000; n < 5000; n += 1000)
+            add(n, t, KIT_PATTERN_RANDOM, 0, t == 64 ? KIT_OK : KIT_WRONG_RESULT, 1, t == 64 ? 1 : 2, "x");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "passes with 64 threads only (the fewest warps)") && strstr(out, "__syncthreads()") &&
+                      !strstr(out, "hard-coded"),
+                  "%s", out);
+    /* and when repeats disagree, the race is the whole story */
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        for (int r = 0; r < 4; r++)
+            add(6149, t, KIT_PATTERN_RANDOM, r, t == 256 || r == 0 ? KIT_OK : KIT_WRONG_RESULT, t == 256 || r == 0 ? 1 : 2 + r,
+                1, "x");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "a race") && !strstr(out, "threads only"), "%s", out);
+    /* two runs per block size say nothing about block sizes */
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        for (int p = 0; p < 2; p++)
+            add((size_t)1 << 26, t, (kit_pattern)p, 0, t == 128 ? KIT_OK : KIT_WRONG_RESULT, 1, 2, "x");
+    out = diagnose();
+    ck_assert_msg(!strstr(out, "threads only"), "%s", out);
+}
+END_TEST
+
 START_TEST(diagnosis_names_sizes_that_are_not_powers_of_two)
 {
     const size_t sizes[] = {1, 2, 3, 32, 33, 1000, 1024, 65536, 1000003};
@@ -175,6 +200,13 @@ START_TEST(diagnosis_counts_lost_and_doubled_elements_with_all_ones)
     add(1000, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1064, 1000, "expected 1000, got 1064");
     out = diagnose();
     ck_assert_msg(strstr(out, "64 elements counted twice") && strstr(out, "overlap"), "%s", out);
+    add(65, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 64, 65, "expected 65, got 64");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "gave 64: 1 element lost."), "%s", out);
+    /* garbage is not a count: more than n extra elements cannot be "counted twice" */
+    add(1000, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1330334538, 1000, "expected 1000, got 1330334538");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "counted twice") == NULL, "%s", out);
     /* a read past the end adds 2^20 per value: the harness's message says so, not "counted twice" */
     add(1, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1 + (1 << 20), 1, "it read 1 values past the end");
     out = diagnose();
@@ -187,6 +219,9 @@ START_TEST(diagnosis_after_a_hang_says_the_rest_was_skipped)
     add(1, 64, KIT_PATTERN_ONES, 0, KIT_TIMEOUT, 0, 1, "pass 1 did not finish within 5 s");
     const char *out = diagnose();
     ck_assert_msg(strstr(out, "did not finish within 5 s") && strstr(out, "skipped"), "%s", out);
+    add(1, 64, KIT_PATTERN_ONES, 0, KIT_TIMEOUT, 0, 1, "an endless loop?");
+    out = diagnose();
+    ck_assert_msg(strstr(out, "an endless loop? ") && !strstr(out, "?."), "%s", out);
 }
 END_TEST
 
@@ -438,6 +473,7 @@ int main(void)
     tcase_add_test(diagnosis, diagnosis_is_empty_when_every_run_passed);
     tcase_add_test(diagnosis, diagnosis_of_an_unfilled_skeleton_is_the_fill_in_message_alone);
     tcase_add_test(diagnosis, diagnosis_names_a_hard_coded_block_size);
+    tcase_add_test(diagnosis, diagnosis_suspects_a_missing_barrier_when_only_the_smallest_block_passes);
     tcase_add_test(diagnosis, diagnosis_names_sizes_that_are_not_powers_of_two);
     tcase_add_test(diagnosis, diagnosis_names_a_race_when_repeats_disagree);
     tcase_add_test(diagnosis, diagnosis_counts_lost_and_doubled_elements_with_all_ones);

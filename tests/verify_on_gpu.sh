@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The grader's acceptance run on a GPU machine (issue 3, "Done when"). Logs go to OUT.
-# Usage: tests/verify_on_gpu.sh OUT [checks|speedup|class|all]
+# Usage: tests/verify_on_gpu.sh OUT [checks|speedup|corpus|class|all]...
 #   checks   build; make check on labs/ (must fail every stage) and 3x on solutions/ (must pass), timed
 #   speedup  the speedup cases alone, 20 times in a row, on solutions/
+#   corpus   every known-wrong kernel graded, with the grader's messages
 #   class    three fake submissions graded into one CSV (tests/fake_class.sh, tests/grade_class.sh)
 set -u
-out=${1:?usage: verify_on_gpu.sh OUT [checks|speedup|class|all]}
-phase=${2:-all}
+out=${1:?usage: verify_on_gpu.sh OUT [checks|speedup|corpus|class|all]...}
+shift
+phases=" ${*:-all} "
+want() { [[ "$phases" == *" $1 "* || "$phases" == *" all "* ]]; }
 kit=$(cd "$(dirname "$0")/.." && pwd)
 cd "$kit"
 mkdir -p "$out"
@@ -31,7 +34,7 @@ build() { # DIR [cmake options]
 }
 
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) ($(nproc) CPUs)"
-if [ "$phase" = checks ] || [ "$phase" = all ]; then
+if want checks; then
     build build-gpu & build build-ref -DKIT_LABS_DIR="$kit/solutions" & wait
     note "builds: $(ls build-gpu/tests/grade_stage7 build-ref/tests/grade_stage7 2>&1 | tr '\n' ' ')"
     timed "make check (labs, with self-tests)" "$out/labs-check.log" make -C build-gpu check
@@ -41,7 +44,8 @@ if [ "$phase" = checks ] || [ "$phase" = all ]; then
     grep -E "tests passed|tests failed|^stage|^total|The following tests FAILED" "$out/labs-check.log" | tail -60 >> "$summary"
     sed -n '/^Grade report/,/^Gradescope/p' "$out/ref-check.log" | tail -25 >> "$summary"
 fi
-if [ "$phase" = speedup ] || [ "$phase" = all ]; then
+if want speedup; then
+    [ -x build-ref/tests/grade_stage7 ] || build build-ref -DKIT_LABS_DIR="$kit/solutions"
     passed=0
     for i in $(seq 1 20); do
         if timed "speedup cases (solutions) run $i" "$out/speedup.log" \
@@ -54,7 +58,12 @@ if [ "$phase" = speedup ] || [ "$phase" = all ]; then
     note "speedup cases: $passed of 20 runs in a row passed"
     grep -h "faster than reference stage 1" build-ref/grade/stage*.speedup >> "$summary"
 fi
-if [ "$phase" = class ] || [ "$phase" = all ]; then
+if want corpus; then
+    [ -x build-gpu/tests/grade_corpus ] || build build-gpu
+    timed "known-wrong kernels" "$out/corpus.log" ctest --test-dir build-gpu -R grader_rejects -j "$jobs" -V
+    grep -E "tests passed|tests failed" "$out/corpus.log" >> "$summary"
+fi
+if want class; then
     sh tests/fake_class.sh /tmp/fake-class >> "$summary"
     timed "grade_class.sh (3 submissions)" "$out/class.log" bash tests/grade_class.sh /tmp/fake-class \
         "$out/class.csv" /tmp/build-class
