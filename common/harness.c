@@ -208,7 +208,8 @@ static kit_status wrong_sum(const kit_stage *stage, const kit_workspace *ws, uns
         hint = buffer;
     } else if (ws->pattern == KIT_PATTERN_LAST_ONLY && got == 0) {
         hint = ": only the last element was non-zero and it was lost; check the tail bound";
-    } else if (ws->pattern == KIT_PATTERN_ONES) {
+    } else if (ws->pattern == KIT_PATTERN_ONES && diff >= -(long long)ws->n && diff <= (long long)ws->n) {
+        /* With all ones a difference of at most n is a count of elements; beyond that it is not. */
         snprintf(buffer, sizeof buffer, ": with all ones that is %lld elements %s", diff < 0 ? -diff : diff,
                  diff < 0 ? "lost" : "counted twice");
         hint = buffer;
