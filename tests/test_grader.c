@@ -402,6 +402,60 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
 }
 END_TEST
 
+START_TEST(emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    for (int k = 1; k <= 4; k++) {
+        put(k, KIT_PART_SPEEDUP, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+            put(k, (kit_part)p, KIT_OUTCOME_SKIP, "compute-sanitizer not run: no CUDA GPU");
+    }
+    put(1, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    put(1, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum on the CPU emulator");
+    put(1, KIT_PART_EMULATED_RACES, KIT_OUTCOME_PASS, "no race");
+    put(2, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    put(2, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum on the CPU emulator");
+    put(2, KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, "ThreadSanitizer found 3 data race report(s)");
+    put(3, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    put(3, KIT_PART_EMULATED, KIT_OUTCOME_FAIL, "stage 3 wrote no result: fill in the TODO");
+    /* KIT_REQUIRE_GPU=1: the GPU's failure decides, whatever the emulator said. */
+    put(4, KIT_PART_CORRECTNESS, KIT_OUTCOME_FAIL, "not graded: no CUDA GPU");
+    put(4, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum on the CPU emulator");
+    kit_stage_grade g[4];
+    for (int k = 1; k <= 4; k++)
+        kit_grade_stage(&c, dir, k, &g[k - 1]);
+    ck_assert(g[0].score == 8 && !g[0].passed && g[0].emulated_correctness && g[0].emulated_races);
+    ck_assert(g[1].score == 6 && !g[1].passed);
+    ck_assert(g[2].score == 0 && g[2].emulated_correctness);
+    ck_assert(g[3].score == 0 && !g[3].emulated_correctness);
+
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, g, 4, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "pass (emulated)") && strstr(text, "FAIL (emulated)") &&
+                      strstr(text, "not measured (no GPU)") && strstr(text, "no race (emulated)") &&
+                      strstr(text, "FAIL: race (emulated)") && strstr(text, "14 / 40") &&
+                      strstr(text, "checked on the kit's CPU emulator") &&
+                      strstr(text, "stage 2 emulated-races: ThreadSanitizer"),
+                  "%s", text);
+    free(text);
+    f = open_memstream(&text, &size);
+    kit_report_json(f, g, 4, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "\"name\": \"stage 1: correctness\", \"score\": 6, \"max_score\": 6, \"status\": "
+                               "\"passed\", \"output\": \"pass (emulated): every run") &&
+                      strstr(text, "\"name\": \"stage 1: speedup\", \"score\": 0, \"max_score\": 2, \"status\": "
+                                   "\"failed\", \"output\": \"not measured (no GPU)"),
+                  "%s", text);
+    free(text);
+    clean_dir();
+}
+END_TEST
+
 START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
 {
     make_dir();
@@ -442,7 +496,7 @@ START_TEST(corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file)
         entries++;
         ck_assert_msg(slot >= 1 && slot <= KIT_STAGE_COUNT, "%s: slot %d", name, slot);
         int known = strcmp(part, "correctness") == 0 || strcmp(part, "speedup") == 0;
-        for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
+        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
             known |= strcmp(part, kit_part_name((kit_part)p)) == 0;
         ck_assert_msg(known, "%s: unknown part %s", name, part);
         char path[1024];
@@ -489,6 +543,7 @@ int main(void)
     TCase *report = tcase_create("report");
     tcase_add_test(report, result_files_round_trip);
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
+    tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
     tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
     tcase_add_test(report, corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file);
     suite_add_tcase(suite, report);

@@ -12,7 +12,8 @@
 #include "options.h"
 
 static const char *const part_names[KIT_PART_COUNT] = {
-    "correctness", "speedup", "racecheck", "synccheck", "memcheck", "initcheck",
+    "correctness", "speedup", "racecheck", "synccheck", "memcheck", "initcheck", "emulated-correctness",
+    "emulated-races",
 };
 
 const char *kit_part_name(kit_part part)

@@ -38,10 +38,18 @@ typedef enum kit_part {
     KIT_PART_SYNCCHECK,
     KIT_PART_MEMCHECK,
     KIT_PART_INITCHECK,
+    KIT_PART_EMULATED,       /**< correctness on the CPU emulator (no GPU), sizes up to 2^20 + 7 */
+    KIT_PART_EMULATED_RACES, /**< the emulator's race check: ThreadSanitizer and thread orders */
 } kit_part;
 
-#define KIT_PART_COUNT 6
-#define KIT_SANITIZER_PARTS 4 /**< the last four parts are compute-sanitizer tools */
+#define KIT_PART_COUNT 8
+#define KIT_SANITIZER_PARTS 4 /**< racecheck .. initcheck: the compute-sanitizer tools */
+/** Whether \p p is one of the compute-sanitizer parts. */
+#define KIT_PART_IS_SANITIZER(p) ((p) >= KIT_PART_RACECHECK && (p) < KIT_PART_RACECHECK + KIT_SANITIZER_PARTS)
+
+/** The largest n graded on the CPU emulator: the harness's size classes up to 2^20 + 7
+ *  (2^26 would take minutes per stage on a CPU). */
+#define KIT_EMULATED_MAX_N (((size_t)1 << 20) + 7)
 
 /** Name of a part as used in file names and reports ("correctness", "racecheck", ...). */
 const char *kit_part_name(kit_part part);
@@ -166,12 +174,19 @@ typedef struct kit_stage_grade {
     double score, max_score;
     double part_score[3], part_max[3]; /**< correctness, speedup, sanitizer */
     int passed;    /**< every part passed */
+    int emulated_correctness; /**< correctness comes from the CPU emulator */
+    int emulated_races;       /**< the sanitizer column comes from the emulator's race check */
 } kit_stage_grade;
 
 /**
  * Reads the result files of stage \p stage and scores them: correctness points when it
  * passed; speedup and sanitizer points only on top of a correct stage (an unfilled lab is
  * free of races, but earns nothing for it). A part not run scores 0, never full marks.
+ *
+ * Without a GPU the emulated parts stand in: the CPU emulator's correctness result earns the
+ * correctness points and its race check the sanitizer points; speed is not measured and
+ * earns none. A GPU result, when there is one (pass, or fail, as KIT_REQUIRE_GPU=1 makes a
+ * missing GPU), always decides instead.
  */
 void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *grade);
 
@@ -189,9 +204,11 @@ void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *g
  * The matrix of correctness cases for one stage: every size class (1, around a warp, below
  * one block, just past one and two blocks, powers of two and not, several passes), every
  * supported block size, every input pattern, two seeds, then repeated runs of a few inputs.
- * Runs until the matrix is done or a run leaves the GPU unusable. \p large adds n = 2^26.
+ * Runs until the matrix is done or a run leaves the GPU unusable. \p large: n = 2^26 only.
+ * \p max_n (0: none) leaves out larger sizes and folds the scattered ones below it.
  */
-kit_status kit_grade_correctness(const kit_stage *stage, int large, kit_case_log *log, kit_error *err);
+kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
+                                 kit_error *err);
 
 /** The same two inputs ten times at every block size: a race shows as answers that differ. */
 kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err);
@@ -213,6 +230,8 @@ typedef struct kit_grade_args {
     const char *config;   /**< grading rules file, or NULL */
     int run_once;         /**< the sanitizer driver instead of the Check suite */
     int probe_gpu;        /**< only say whether a GPU is usable (exit 0, or 77) */
+    int emulated;         /**< on the CPU emulator: correctness only, n <= KIT_EMULATED_MAX_N,
+                               written as the emulated part (set by tests/grade_emulated.c) */
 } kit_grade_args;
 
 /** Parses argv; prints a message and returns 0 on a bad command line. */

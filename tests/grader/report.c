@@ -13,11 +13,23 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     g->stage = stage;
     for (int p = 0; p < KIT_PART_COUNT; p++)
         kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
-    int correct = g->parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_PASS;
+    /* A part ran when it passed or failed; the GPU's results decide where they ran. */
+#define RAN(p) (g->parts[p].outcome == KIT_OUTCOME_PASS || g->parts[p].outcome == KIT_OUTCOME_FAIL)
+    g->emulated_correctness = !RAN(KIT_PART_CORRECTNESS) && RAN(KIT_PART_EMULATED);
+    int correct = g->parts[g->emulated_correctness ? KIT_PART_EMULATED : KIT_PART_CORRECTNESS].outcome ==
+                  KIT_OUTCOME_PASS;
     int fast = g->parts[KIT_PART_SPEEDUP].outcome == KIT_OUTCOME_PASS;
+    int sanitizer_ran = 0;
+    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+        sanitizer_ran |= RAN(p);
+    g->emulated_races = !sanitizer_ran && RAN(KIT_PART_EMULATED_RACES);
+#undef RAN
     int clean = 1;
-    for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
-        clean &= g->parts[p].outcome == KIT_OUTCOME_PASS;
+    if (g->emulated_races)
+        clean = g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_PASS;
+    else
+        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+            clean &= g->parts[p].outcome == KIT_OUTCOME_PASS;
     const int earned[3] = {correct, correct && fast, correct && clean};
     for (int i = 0; i < 3; i++) {
         g->part_max[i] = config->points[stage][i];
@@ -33,18 +45,23 @@ static const char *outcome_word(kit_outcome o)
     return o == KIT_OUTCOME_PASS ? "pass" : o == KIT_OUTCOME_FAIL ? "FAIL" : o == KIT_OUTCOME_SKIP ? "skipped" : "not run";
 }
 
-/* "clean (4 tools)", "FAIL: racecheck memcheck", "skipped", "not run" */
+/* "clean (4 tools)", "FAIL: racecheck memcheck", "skipped", "not run", "no race (emulated)" */
 static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
 {
+    if (g->emulated_races) {
+        snprintf(out, size, "%s", g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_PASS
+                                      ? "no race (emulated)" : "FAIL: race (emulated)");
+        return;
+    }
     int pass = 0, fail = 0, skip = 0;
-    for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++) {
+    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++) {
         pass += g->parts[p].outcome == KIT_OUTCOME_PASS;
         fail += g->parts[p].outcome == KIT_OUTCOME_FAIL;
         skip += g->parts[p].outcome == KIT_OUTCOME_SKIP;
     }
     if (fail) {
         snprintf(out, size, "FAIL:");
-        for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++)
+        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
             if (g->parts[p].outcome == KIT_OUTCOME_FAIL) {
                 size_t used = strlen(out);
                 snprintf(out + used, size - used, " %s", kit_part_name((kit_part)p));
@@ -60,9 +77,23 @@ static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
     }
 }
 
-static void speedup_cell(char *out, size_t size, const kit_result *r)
+/* The correctness result that counts: the GPU's, or the emulator's where no GPU graded it. */
+static const kit_result *correctness_of(const kit_stage_grade *g)
 {
-    if (r->required > 0 && r->achieved > 0)
+    return &g->parts[g->emulated_correctness ? KIT_PART_EMULATED : KIT_PART_CORRECTNESS];
+}
+
+/* "pass", "FAIL", "pass (emulated)", ... */
+static void correctness_cell(char *out, size_t size, const kit_stage_grade *g)
+{
+    snprintf(out, size, "%s%s", outcome_word(correctness_of(g)->outcome), g->emulated_correctness ? " (emulated)" : "");
+}
+
+static void speedup_cell(char *out, size_t size, const kit_result *r, int emulated)
+{
+    if (emulated && r->outcome != KIT_OUTCOME_PASS && r->outcome != KIT_OUTCOME_FAIL)
+        snprintf(out, size, "not measured (no GPU)");
+    else if (r->required > 0 && r->achieved > 0)
         snprintf(out, size, "%s %.2fx / %.2fx", outcome_word(r->outcome), r->achieved, r->required);
     else
         snprintf(out, size, "%s", outcome_word(r->outcome));
@@ -81,19 +112,21 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
 {
     double score = 0, max_score = 0;
     fprintf(out, "\n%s, on %s\n\n", title, gpu_of(grades, count));
-    fprintf(out, "%-6s %-12s %-28s %-26s %s\n", "stage", "correctness", "speedup achieved / required",
+    fprintf(out, "%-6s %-16s %-28s %-26s %s\n", "stage", "correctness", "speedup achieved / required",
             "sanitizer", "points");
+    int emulated = 0;
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
-        char speed[64], sanitizer[96];
-        speedup_cell(speed, sizeof speed, &g->parts[KIT_PART_SPEEDUP]);
+        char correct[40], speed[64], sanitizer[96];
+        correctness_cell(correct, sizeof correct, g);
+        speedup_cell(speed, sizeof speed, &g->parts[KIT_PART_SPEEDUP], g->emulated_correctness);
         sanitizer_cell(sanitizer, sizeof sanitizer, g);
-        fprintf(out, "%-6d %-12s %-28s %-26s %g / %g\n", g->stage, outcome_word(g->parts[KIT_PART_CORRECTNESS].outcome),
-                speed, sanitizer, g->score, g->max_score);
+        fprintf(out, "%-6d %-16s %-28s %-26s %g / %g\n", g->stage, correct, speed, sanitizer, g->score, g->max_score);
         score += g->score;
         max_score += g->max_score;
+        emulated += g->emulated_correctness || g->emulated_races;
     }
-    fprintf(out, "%-6s %-12s %-28s %-26s %g / %g\n", "total", "", "", "", score, max_score);
+    fprintf(out, "%-6s %-16s %-28s %-26s %g / %g\n", "total", "", "", "", score, max_score);
 
     int notes = 0;
     for (int i = 0; i < count; i++)
@@ -113,12 +146,18 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
     const char *why = "";
     for (int i = 0; i < count; i++) {
         const kit_result *c = &grades[i].parts[KIT_PART_CORRECTNESS];
-        if (c->outcome == KIT_OUTCOME_SKIP) {
+        if (c->outcome == KIT_OUTCOME_SKIP && !grades[i].emulated_correctness) {
             skipped++;
             why = c->message;
         }
-        unsanitized += c->outcome != KIT_OUTCOME_SKIP && grades[i].parts[KIT_PART_RACECHECK].outcome == KIT_OUTCOME_MISSING;
+        unsanitized += c->outcome != KIT_OUTCOME_SKIP && !grades[i].emulated_correctness && !grades[i].emulated_races &&
+                       grades[i].parts[KIT_PART_RACECHECK].outcome == KIT_OUTCOME_MISSING;
     }
+    if (emulated)
+        fprintf(out, "\nNo usable GPU: correctness (sizes up to 2^20 + 7) and races (ThreadSanitizer, thread orders) "
+                "of %d stage(s) were checked on the kit's CPU emulator, marked (emulated). They earn the correctness "
+                "and sanitizer points; speed was not measured and earns none. Run make check on an NVIDIA GPU for "
+                "the full grade.\n", emulated);
     if (skipped)
         fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped,
                 strncmp(why, "not graded: ", 12) == 0 ? why + 12 : why);
@@ -170,24 +209,29 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
         char name[64], text[2400], sanitizer[96];
-        const kit_result *c = &g->parts[KIT_PART_CORRECTNESS], *s = &g->parts[KIT_PART_SPEEDUP];
+        const kit_result *c = correctness_of(g), *s = &g->parts[KIT_PART_SPEEDUP];
+        char cell[40];
+        correctness_cell(cell, sizeof cell, g);
         snprintf(name, sizeof name, "stage %d: correctness", g->stage);
-        snprintf(text, sizeof text, "%s: %s", outcome_word(c->outcome), c->message);
+        snprintf(text, sizeof text, "%s: %s", cell, c->message);
         json_test(out, &first, name, g->part_score[0], g->part_max[0], c->outcome == KIT_OUTCOME_PASS, text);
         snprintf(name, sizeof name, "stage %d: speedup", g->stage);
-        speedup_cell(text, sizeof text, s);
+        speedup_cell(text, sizeof text, s, g->emulated_correctness);
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "%s%s", s->message[0] ? ": " : "", s->message);
         json_test(out, &first, name, g->part_score[1], g->part_max[1], s->outcome == KIT_OUTCOME_PASS, text);
-        snprintf(name, sizeof name, "stage %d: races and memory errors (compute-sanitizer)", g->stage);
+        snprintf(name, sizeof name, g->emulated_races ? "stage %d: races (CPU emulator: ThreadSanitizer, thread orders)"
+                                                      : "stage %d: races and memory errors (compute-sanitizer)",
+                 g->stage);
         sanitizer_cell(sanitizer, sizeof sanitizer, g);
         snprintf(text, sizeof text, "%s", sanitizer);
         for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++) {
             used = strlen(text);
-            if (g->parts[p].outcome != KIT_OUTCOME_PASS && g->parts[p].message[0])
+            int shown = g->emulated_races ? p == KIT_PART_EMULATED_RACES : KIT_PART_IS_SANITIZER(p);
+            if (shown && (g->emulated_races || g->parts[p].outcome != KIT_OUTCOME_PASS) && g->parts[p].message[0])
                 snprintf(text + used, sizeof text - used, "\n%s: %s", kit_part_name((kit_part)p), g->parts[p].message);
         }
-        int clean = strncmp(sanitizer, "clean", 5) == 0;
+        int clean = strncmp(sanitizer, "clean", 5) == 0 || strcmp(sanitizer, "no race (emulated)") == 0;
         json_test(out, &first, name, g->part_score[2], g->part_max[2], clean, text);
     }
     fprintf(out, "\n  ]\n}\n");

@@ -64,13 +64,14 @@ static size_t relative_size(unsigned threads, int which)
 #define RELATIVE_SIZES 5
 
 /* A few sizes no one can tune for: fixed seeds, so a failure can be repeated. */
-static size_t scattered_size(int which)
+static size_t scattered_size(int which, size_t max_n)
 {
     unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(which + 11);
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 32;
-    return 1 + (size_t)(x % ((size_t)1 << 21));
+    const size_t range = max_n && max_n < ((size_t)1 << 21) ? max_n : (size_t)1 << 21;
+    return 1 + (size_t)(x % range);
 }
 #define SCATTERED_SIZES 3
 
@@ -130,7 +131,8 @@ static int supports(const kit_stage *stage, unsigned threads)
     return threads >= stage->min_threads && threads <= stage->max_threads;
 }
 
-kit_status kit_grade_correctness(const kit_stage *stage, int large, kit_case_log *log, kit_error *err)
+kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
+                                 kit_error *err)
 {
     kit_status status = KIT_OK;
     if (large) {
@@ -154,11 +156,13 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, kit_case_log
         size_t sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] + RELATIVE_SIZES + SCATTERED_SIZES];
         int count = 0;
         for (size_t s = 0; s < sizeof fixed_sizes / sizeof fixed_sizes[0]; s++)
-            sizes[count++] = fixed_sizes[s];
+            if (!max_n || fixed_sizes[s] <= max_n)
+                sizes[count++] = fixed_sizes[s];
         for (int r = 0; r < RELATIVE_SIZES; r++)
-            sizes[count++] = relative_size(t, r);
+            if (!max_n || relative_size(t, r) <= max_n)
+                sizes[count++] = relative_size(t, r);
         for (int r = 0; r < SCATTERED_SIZES; r++)
-            sizes[count++] = scattered_size(r);
+            sizes[count++] = scattered_size(r, max_n);
         for (int s = 0; s < count; s++) {
             status = run_size(stage, sizes[s], t, log, err);
             if (status != KIT_OK)
