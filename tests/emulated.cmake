@@ -48,13 +48,39 @@ foreach(stage IN LISTS KIT_STAGES)
            COMMAND grade_stage${k}_emu correctness ${kit_emu_results} --config "${KIT_GRADING_CONFIG}")
   set_tests_properties(stage${k}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator PROPERTIES
                        SKIP_RETURN_CODE 77 LABELS "emulated;grade;stage${k}" TIMEOUT 900
-                       ENVIRONMENT "${kit_emu_env}")
+                       ENVIRONMENT "${kit_emu_env}" COST 40) # the longest: CTest starts them first
   if(EMU_HAVE_TSAN)
     add_test(NAME stage${k}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
              COMMAND sh "${CMAKE_SOURCE_DIR}/tests/emulated_races.sh" ${k} "${kit_emu_grade_dir}" --
                      $<TARGET_FILE:grade_stage${k}_emu_race>)
     set_tests_properties(stage${k}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
                          PROPERTIES SKIP_RETURN_CODE 77 LABELS "emulated;grade;stage${k};race" TIMEOUT 900
-                                    ENVIRONMENT "${kit_emu_env}")
+                                    ENVIRONMENT "${kit_emu_env}" COST 20)
   endif()
 endforeach()
+
+# The grader's own test on the emulator: every unfilled skeleton (the kit's labs/) is rejected
+# with the fill-in message. Where the build grades labs/ itself the grade tests above show it.
+if(KIT_GRADER_SELFTEST AND TARGET emu_stages_skeletons_plain)
+  foreach(stage IN LISTS KIT_STAGES)
+    string(REPLACE ":" ";" parts "${stage}")
+    list(GET parts 0 k)
+    list(GET parts 1 stage_dir)
+    list(GET parts 2 stage_name)
+    add_executable(grade_skeleton${k}_emu "${CMAKE_SOURCE_DIR}/tests/grade_emulated.c")
+    target_compile_definitions(grade_skeleton${k}_emu PRIVATE KIT_GRADE_STAGE=${k}
+                               KIT_GPU_GRADER="$<TARGET_FILE:grade_stage${k}>")
+    target_link_libraries(grade_skeleton${k}_emu PRIVATE kit_grader kit_gpu_probe_emu_plain emu_stages_skeletons_plain
+                                                         emu_stages_solutions_plain emu_harness_plain)
+    target_compile_options(grade_skeleton${k}_emu PRIVATE ${kit_c_warnings})
+    set_target_properties(grade_skeleton${k}_emu PROPERTIES LINKER_LANGUAGE CXX
+                          RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+    add_dependencies(grade_skeleton${k}_emu grade_stage${k})
+    add_test(NAME emulated_grader_rejects_unfilled_skeleton_stage_${k}
+             COMMAND sh "${CMAKE_SOURCE_DIR}/tests/expect_rejection.sh"
+                     "stage ${k} wrote no result: fill in the TODO in labs/${stage_dir}/${stage_name}.cu"
+                     $<TARGET_FILE:grade_skeleton${k}_emu> correctness --config "${KIT_GRADING_CONFIG}")
+    set_tests_properties(emulated_grader_rejects_unfilled_skeleton_stage_${k} PROPERTIES
+                         SKIP_RETURN_CODE 77 LABELS "emulated;selftest" TIMEOUT 300 ENVIRONMENT "${kit_emu_env}")
+  endforeach()
+endif()

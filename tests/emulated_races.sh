@@ -35,9 +35,17 @@ if [ "$code" -eq 77 ]; then # a GPU is here (compute-sanitizer grades races), or
 fi
 tail -n 60 "$log"
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log")
-# The first report: its two accesses, the threads (fibers named "block(b) thread(t)") and lines.
-first=$(grep -m 1 -A 12 "WARNING: ThreadSanitizer" "$log" | grep -E "^  [A-Z][a-z]+ .* by |^    #0 " |
-        head -n 4 | sed 's/^ *//; s/ (grade_stage[^)]*)//' | tr '\n' ' ' | cut -c1-600)
+# The first report in one line: each access, the GPU thread that made it (ThreadSanitizer's
+# thread names are the fibers' "block(b) thread(t)") and its source line.
+first=$(awk '/WARNING: ThreadSanitizer/ { on = 1; next }
+             on && /^SUMMARY/ { exit }
+             on && /^  [A-Z][a-z ]* of size [0-9]+ at .* by thread T[0-9]+/ {
+                 kind[++n] = tolower($1 == "Previous" ? $1 " " $2 : $1); who[n] = $NF; sub(/:$/, "", who[n]); want = 1; next }
+             on && want && /^    #0 / { where[n] = $(NF - 1); want = 0 }
+             on && /^  Thread T[0-9]+ / { split($0, q, "\047"); name[$2] = q[2] }
+             END { for (i = 1; i <= n; i++)
+                       printf "%s%s by %s at %s", (i > 1 ? ", " : ""), kind[i], (name[who[i]] ? name[who[i]] : who[i]), where[i] }' "$log" |
+        cut -c1-600)
 orders=$(grep -m 1 "depends on the order of the threads" "$log" | cut -c1-600)
 rm -f "$log"
 
