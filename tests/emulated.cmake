@@ -41,6 +41,7 @@ foreach(stage IN LISTS KIT_STAGES)
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
     add_dependencies(${program} grade_stage${k})
     add_dependencies(check-grade ${program})
+    add_dependencies(grade-programs ${program}) # what tests/grade_class.sh builds first
     add_dependencies(check-stage${k} ${program})
   endforeach()
 

@@ -64,9 +64,10 @@ for submission in "$submissions"/*/; do
             cmake --build "$build" -j "$jobs" --target grade-programs > "$logs/build.log" 2>&1
     }
     if ! configure; then
-        # nvcc names the file that failed: ".../03_sequential_addressing/reduce_sequential_addressing.cu(12): error"
+        # nvcc names the file that failed ".../reduce_sequential_addressing.cu(12): error", the
+        # emulator's C++ compiler ".../reduce_sequential_addressing.cu:12:5: error"
         for file in $stage_files; do
-            if grep -q -F "$file(" "$logs/build.log" 2>/dev/null && grep -F "$file(" "$logs/build.log" | grep -q error; then
+            if grep -E "$file(\(|:)[0-9]+" "$logs/build.log" 2>/dev/null | grep -q error; then
                 [ -d "$patched" ] || cp -r "$labs" "$patched"
                 cp "$kit/labs/$file" "$patched/$file"
                 notes="$notes$file does not compile (graded as unfilled; see $logs/build.log); "
