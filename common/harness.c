@@ -304,25 +304,6 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
 
 typedef kit_status (*work_fn)(void *ctx, kit_error *err);
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(const double *sorted, int count, double q)
-{
-    double pos = q * (count - 1);
-    int lo = (int)pos;
-    int hi = lo + 1 < count ? lo + 1 : lo;
-    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
-}
-
-double kit_timing_spread(const kit_timing *t)
-{
-    return t->median_ms > 0 ? (t->q3_ms - t->q1_ms) / t->median_ms : 0.0;
-}
-
 /* Warm-up, then reps timed runs between CUDA events; the median and quartiles go to *timing. */
 static kit_status time_work(work_fn work, void *ctx, double timeout_s, int warmup, int reps,
                             kit_timing *timing, kit_error *err)
@@ -351,15 +332,8 @@ static kit_status time_work(work_fn work, void *ctx, double timeout_s, int warmu
         if (status == KIT_OK)
             ms[i] = elapsed;
     }
-    if (status == KIT_OK) {
-        qsort(ms, (size_t)reps, sizeof *ms, compare_doubles);
-        timing->reps = reps;
-        timing->min_ms = ms[0];
-        timing->max_ms = ms[reps - 1];
-        timing->median_ms = quantile(ms, reps, 0.5);
-        timing->q1_ms = quantile(ms, reps, 0.25);
-        timing->q3_ms = quantile(ms, reps, 0.75);
-    }
+    if (status == KIT_OK)
+        kit_timing_summarize(ms, reps, timing);
     if (start)
         cudaEventDestroy(start);
     if (stop)

@@ -187,8 +187,11 @@ typedef struct kit_timing {
 /** \var kit_timing::q1_ms
  *  First quartile of the timed runs: (q3 - q1) / median is the spread. */
 
-/** Relative spread of a timing: (q3 - q1) / median. */
+/** Relative spread of a timing: (q3 - q1) / median (0 when the median is 0). */
 double kit_timing_spread(const kit_timing *t);
+
+/** Sorts \p ms[0..count) and summarizes it into \p timing (all zero when count < 1). */
+void kit_timing_summarize(double *ms, int count, kit_timing *timing);
 
 /**
  * Times all passes of \p stage with CUDA events: \p warmup untimed runs, then \p reps timed

@@ -8,34 +8,14 @@
  * matters: stage 6 gains only 1.03x over stage 5 on both, so "faster than the previous stage"
  * would be decided by noise.
  */
-#include <stdlib.h>
-
 #include "grader.h"
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(const double *sorted, int count, double q)
-{
-    double pos = q * (count - 1);
-    int lo = (int)pos;
-    int hi = lo + 1 < count ? lo + 1 : lo;
-    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
-}
 
 double kit_median_spread(double *values, int count, double *spread)
 {
-    if (count < 1) {
-        *spread = 1.0;
-        return 0.0;
-    }
-    qsort(values, (size_t)count, sizeof *values, compare_doubles);
-    double median = quantile(values, count, 0.5);
-    *spread = median > 0 ? (quantile(values, count, 0.75) - quantile(values, count, 0.25)) / median : 1.0;
-    return median;
+    kit_timing summary;
+    kit_timing_summarize(values, count, &summary);
+    *spread = summary.median_ms > 0 ? kit_timing_spread(&summary) : 1.0;
+    return summary.median_ms;
 }
 
 /** Most a noisy measurement may fall short of the requirement and still pass. */
