@@ -84,25 +84,15 @@ int main(int argc, char **argv)
 {
     kit_options opt;
     kit_error err = {KIT_OK, ""};
-    int emulate = 0; /* --emulate: run on the CPU emulator even when there is a GPU */
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--emulate") == 0) {
-            emulate = 1;
-            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv); /* keeps the NULL */
-            argc--;
-            i--;
-        }
     if (kit_parse_options(argc, argv, &opt, &err) != KIT_OK) {
         fprintf(stderr, "reduce_ladder: %s\n", err.message);
         return 2;
     }
     if (opt.help) {
         fputs(kit_usage(), stdout);
-        puts("  --emulate          run on the CPU emulator (what happens anyway without a GPU):\n"
-             "                     every check, no timings; see docs/emulator.md");
         return 0;
     }
-    if (emulate && !KIT_EMULATED)
+    if (opt.emulate && !KIT_EMULATED)
         return hand_over_to_emulator(argv, NULL);
     kit_gpu gpu;
     if (kit_gpu_open(&gpu, &err) != KIT_OK) {

@@ -23,10 +23,12 @@ const char *kit_usage(void)
            "  --format F      table, csv or json (default: table)\n"
            "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
            "  --no-baselines  skip the CUB and device-to-device copy rows\n"
+           "  --emulate       run on the CPU emulator (what happens anyway without a GPU):\n"
+           "                  every check, no timings; see docs/emulator.md\n"
            "  --help          show this text\n"
            "\n"
            "Exit status: 0 if every stage run gave the exact sum, 1 if any did not, 2 for bad\n"
-           "options or no usable GPU.\n";
+           "options or no usable GPU (and no emulator).\n";
 }
 
 void kit_options_default(kit_options *o)
@@ -113,6 +115,8 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->help = 1;
         } else if (strcmp(arg, "--no-baselines") == 0) {
             o->baselines = 0;
+        } else if (strcmp(arg, "--emulate") == 0) {
+            o->emulate = 1;
         } else if ((v = option_value(argc, argv, &i, "--stage", &m)) || m) {
             if (!v)
                 return kit_fail(err, KIT_BAD_ARGUMENT, "--stage needs a value: 1 to %d, or all", KIT_STAGE_COUNT);

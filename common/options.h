@@ -26,6 +26,7 @@ typedef struct kit_options {
     kit_format format;    /**< table, csv or json */
     double timeout_s;   /**< a run longer than this counts as hung */
     int baselines;      /**< 1: also time CUB and a device-to-device copy */
+    int emulate;        /**< 1: run on the CPU emulator even when there is a GPU */
     int help;           /**< 1: --help was given */
 } kit_options;
 

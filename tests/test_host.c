@@ -160,6 +160,9 @@ START_TEST(options_accept_every_form_they_document)
     ck_assert_int_eq(parse(&o, &err, "--seed", "99", "--no-baselines"), KIT_OK);
     ck_assert(o.seed == 99);
     ck_assert_int_eq(o.baselines, 0);
+    ck_assert_int_eq(o.emulate, 0);
+    ck_assert_int_eq(parse(&o, &err, "--emulate", NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.emulate, 1);
     ck_assert_int_eq(parse(&o, &err, "--pattern", "last-only", "--help"), KIT_OK);
     ck_assert_int_eq(o.pattern, KIT_PATTERN_LAST_ONLY);
     ck_assert_int_eq(o.help, 1);
