@@ -4,10 +4,13 @@
  *
  * A run reduces the input pass by pass: the stage's launcher writes one partial sum per
  * block, and the harness calls it again on those until a single value is left. A checked
- * run looks at every pass (poison, guards, counts); a timed run only looks at the end.
+ * run looks at every pass (poison, guards, counts); a timed run starts from the same state
+ * (poisoned partial buffers) on an input that changes a little from run to run, and checks
+ * every run's final value.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,21 +36,47 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/*
+ * The legacy default stream: work on it starts after all earlier work of every blocking
+ * stream, and their later work waits for it. CUDA names it cudaStreamLegacy; stream 0 means
+ * the same unless the per-thread default stream is compiled in (and the emulator's shim has
+ * one stream only).
+ */
+#ifdef cudaStreamLegacy
+#define KIT_LEGACY_STREAM cudaStreamLegacy
+#else
+#define KIT_LEGACY_STREAM ((cudaStream_t)0)
+#endif
+
+static kit_status gpu_work_failed(kit_error *err, cudaError_t code)
+{
+    return kit_fail(err, KIT_CUDA_ERROR, "the kernel failed: %s (%s)", cudaGetErrorString(code),
+                    cudaGetErrorName(code));
+}
+
 kit_status kit_sync(double timeout_s, kit_error *err)
 {
     const struct timespec nap = {0, 50 * 1000};
-    double start = seconds_now();
-    for (;;) {
-        cudaError_t code = cudaStreamQuery(0);
-        if (code == cudaSuccess)
-            return KIT_OK;
-        if (code != cudaErrorNotReady)
-            return kit_fail(err, KIT_CUDA_ERROR, "the kernel failed: %s (%s)",
-                            cudaGetErrorString(code), cudaGetErrorName(code));
-        if (seconds_now() - start > timeout_s)
-            return kit_fail(err, KIT_TIMEOUT, "the GPU was still busy after %.0f s", timeout_s);
-        nanosleep(&nap, NULL);
+    cudaEvent_t done = NULL;
+    cudaError_t code = cudaEventCreate(&done);
+    if (code != cudaSuccess)
+        return gpu_work_failed(err, code); /* a crashed kernel's error is sticky: it shows here too */
+    code = cudaEventRecord(done, KIT_LEGACY_STREAM);
+    if (code == cudaSuccess) {
+        double start = seconds_now();
+        while ((code = cudaEventQuery(done)) == cudaErrorNotReady) {
+            /* After a hang the event is left alone: no CUDA call that is not needed. */
+            if (seconds_now() - start > timeout_s)
+                return kit_fail(err, KIT_TIMEOUT, "the GPU was still busy after %.0f s", timeout_s);
+            nanosleep(&nap, NULL);
+        }
     }
+    cudaEventDestroy(done);
+    /* Everything before the event is done; this waits for what the event does not cover
+     * (work on non-blocking streams) and reports any error of the GPU's work. */
+    if (code == cudaSuccess)
+        code = cudaDeviceSynchronize();
+    return code == cudaSuccess ? KIT_OK : gpu_work_failed(err, code);
 }
 
 /* ---------------------------------------------------------------- the GPU */
@@ -123,6 +152,8 @@ kit_status kit_workspace_fill(kit_workspace *ws, kit_pattern pattern, uint64_t s
     ws->seed = seed;
     kit_fill_input(ws->host_input, ws->n, pattern, seed);
     ws->expected = kit_reference_sum(ws->host_input, ws->n);
+    ws->varied_runs = 0; /* the same fill always gives the same varied inputs when timing */
+    ws->last_run_sum = ws->expected;
     KIT_CUDA_TRY(cudaMemcpy(ws->device_input, ws->host_input, ws->n * sizeof(int),
                             cudaMemcpyHostToDevice), err);
     return KIT_OK;
@@ -154,18 +185,18 @@ static kit_status launch_pass(const kit_stage *stage, const kit_workspace *ws, c
                               int *out, size_t m, unsigned threads, int pass, size_t *count,
                               kit_error *err)
 {
-    char what[256];
-    describe_run(what, sizeof what, stage, ws, threads);
     *count = (*stage->pass)(in, out, m, threads);
     cudaError_t code = cudaGetLastError();
+    if (code == cudaSuccess && *count != 0 && *count <= ws->capacity && (m == 1 ? *count == 1 : *count < m))
+        return KIT_OK; /* nothing else here: this runs inside the timed region */
+    char what[256];
+    describe_run(what, sizeof what, stage, ws, threads);
     if (code != cudaSuccess)
         return kit_fail(err, KIT_CUDA_ERROR, "%s: pass %d on %zu values did not launch: %s",
                         what, pass, m, cudaGetErrorString(code));
-    if (*count == 0 || *count > ws->capacity || (m > 1 && *count >= m) || (m == 1 && *count != 1))
-        return kit_fail(err, KIT_BAD_LAUNCHER, "%s: pass %d on %zu values returned %zu partial sums; "
-                        "a pass must leave fewer values than it got (and at most %zu)",
-                        what, pass, m, *count, ws->capacity);
-    return KIT_OK;
+    return kit_fail(err, KIT_BAD_LAUNCHER, "%s: pass %d on %zu values returned %zu partial sums; "
+                    "a pass must leave fewer values than it got (and at most %zu)",
+                    what, pass, m, *count, ws->capacity);
 }
 
 /* Waits for a pass; turns a hang or a crash into a message about the stage. */
@@ -230,6 +261,10 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
     if (!host)
         return kit_fail(err, KIT_OUT_OF_MEMORY, "no host memory for checking");
 
+    /* The buffer pass 1 does not write is poisoned too: when pass 1 starts, a checked run and
+     * a timed one (which poisons both before it starts) look the same to the stage. */
+    if (cudaMemset(ws->device_partial[1] - KIT_PARTIAL_GUARD, 0xA5, span * sizeof(int)) != cudaSuccess)
+        status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot poison the output buffers", what);
     const int *in = ws->device_input;
     size_t m = ws->n;
     int pass = 1, k = 0;
@@ -250,9 +285,9 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
             break;
         }
         const int *partial = host + KIT_PARTIAL_GUARD;
-        for (long i = -KIT_PARTIAL_GUARD; i < (long)(ws->capacity + KIT_PARTIAL_GUARD); i++) {
-            if ((i < 0 || i >= (long)count) && partial[i] != KIT_POISON) {
-                status = kit_fail(err, KIT_OUT_OF_BOUNDS, "%s: pass %d wrote out[%ld], but the launcher "
+        for (ptrdiff_t i = -KIT_PARTIAL_GUARD; i < (ptrdiff_t)(ws->capacity + KIT_PARTIAL_GUARD); i++) {
+            if ((i < 0 || i >= (ptrdiff_t)count) && partial[i] != KIT_POISON) {
+                status = kit_fail(err, KIT_OUT_OF_BOUNDS, "%s: pass %d wrote out[%td], but the launcher "
                                   "said it wrote %zu partial sums (out[0..%zu)): is a block index or the "
                                   "grid size off?", what, pass, i, count, count);
                 break;
@@ -302,38 +337,253 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
 
 /* ---------------------------------------------------------------- timing */
 
-typedef kit_status (*work_fn)(void *ctx, kit_error *err);
+/* splitmix64, as in input.c: positions and values of the input's changes between timed runs. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
 
-/* Warm-up, then reps timed runs between CUDA events; the median and quartiles go to *timing. */
-static kit_status time_work(work_fn work, void *ctx, double timeout_s, int warmup, int reps,
-                            kit_timing *timing, kit_error *err)
+/* What a timed run changes in the input, to be written back: the elements in the order they
+ * were changed, each with the value it had before (undone in reverse, so an element changed
+ * twice gets its first value back). */
+typedef struct input_changes {
+    size_t at[KIT_VARIED_ELEMENTS];
+    int before[KIT_VARIED_ELEMENTS];
+    int count;
+} input_changes;
+
+/* The values a changed element may take: the pattern's own range, or for the patterns that
+ * have one value (ones, zeros) a small range around it. At most 15 in magnitude, like the
+ * patterns, so a sum stays within 15 n. Three values at least (see change_input). */
+static void varied_range(kit_pattern pattern, int *lo, int *hi)
+{
+    switch (pattern) {
+    case KIT_PATTERN_POSITIONAL: *lo = 1, *hi = 15; return;
+    case KIT_PATTERN_ONES: *lo = 0, *hi = 2; return;
+    case KIT_PATTERN_LAST_ONLY: *lo = 0, *hi = 7; return;
+    case KIT_PATTERN_RANDOM: break;
+    }
+    *lo = -8, *hi = 8;
+}
+
+/* Writes one input element on the GPU (a 4-byte copy) and keeps host_input and expected equal. */
+static kit_status set_input(kit_workspace *ws, size_t at, int value, kit_error *err)
+{
+    cudaError_t code = cudaMemcpy(ws->device_input + at, &value, sizeof value, cudaMemcpyHostToDevice);
+    if (code != cudaSuccess)
+        return kit_cuda_failure(err, code, "cudaMemcpy of one input element", __FILE__, __LINE__);
+    ws->expected += (int64_t)value - (int64_t)ws->host_input[at];
+    ws->host_input[at] = value;
+    return KIT_OK;
+}
+
+/* Writes the changed elements' earlier values back. */
+static kit_status undo_changes(kit_workspace *ws, input_changes *changes, kit_error *err)
+{
+    while (changes->count > 0) {
+        int last = changes->count - 1;
+        kit_status status = set_input(ws, changes->at[last], changes->before[last], err);
+        if (status != KIT_OK)
+            return status;
+        changes->count = last;
+    }
+    return KIT_OK;
+}
+
+/*
+ * Changes KIT_VARIED_ELEMENTS elements of the input as filled (changes->count is 0), at
+ * positions and by steps from a generator seeded with the workspace's seed and run counter.
+ * The last change is chosen so that the new sum differs both from the previous timed run's
+ * and from the filled input's: a stage that returns any answer it gave before is caught.
+ */
+static kit_status change_input(kit_workspace *ws, input_changes *changes, kit_error *err)
+{
+    const int64_t filled_sum = ws->expected;
+    uint64_t state = ws->seed ^ (0xD1B54A32D192ED03ull * ++ws->varied_runs);
+    int lo, hi;
+    varied_range(ws->pattern, &lo, &hi);
+    const int range = hi - lo + 1;
+    for (int c = 0; c < KIT_VARIED_ELEMENTS; c++) {
+        size_t at = (size_t)(splitmix64(&state) % (uint64_t)ws->n);
+        int before = ws->host_input[at];
+        int offset = before >= lo && before <= hi ? before - lo : 0;
+        int step = 1 + (int)(splitmix64(&state) % (uint64_t)(range - 1)); /* never 0: a new value */
+        int value = lo + (offset + step) % range;
+        if (c == KIT_VARIED_ELEMENTS - 1) {
+            /* At most two values are ruled out, and the range has three or more. */
+            int64_t rest = ws->expected - before;
+            for (int tries = 0; tries < range && (rest + value == ws->last_run_sum || rest + value == filled_sum);
+                 tries++)
+                value = lo + (value - lo + 1) % range;
+        }
+        changes->at[changes->count] = at;
+        changes->before[changes->count] = before;
+        changes->count++;
+        kit_status status = set_input(ws, at, value, err);
+        if (status != KIT_OK)
+            return status;
+    }
+    ws->last_run_sum = ws->expected;
+    return KIT_OK;
+}
+
+/* One kind of timed work (a stage, CUB or the copy) and what is done around each run. */
+typedef struct timed_job timed_job;
+struct timed_job {
+    kit_workspace *ws;
+    char what[256];      /* names the work in messages: "stage 7 (labs), n = ..., 256 threads, ..." */
+    int vary;            /* change the input before each run and check the answer after it */
+    int floor;           /* whether kit_workspace::min_rep_ms applies */
+    const char *hint;    /* after a wrong answer: what to suspect ("" for none) */
+    kit_status (*work)(timed_job *job, kit_error *err); /* enqueues the timed GPU work */
+    const int *result;   /* where the work left its single value (set by work) */
+    const kit_stage *stage; /* run_stage's */
+    unsigned threads;       /* run_stage's */
+    int *copy_dst;          /* run_copy's */
+};
+
+/* Before a run, outside the timed region: a changed input, poisoned partial buffers (with
+ * their guards, as kit_run_checked does), and an idle GPU when the timer starts. */
+static kit_status prepare_run(timed_job *job, input_changes *changes, kit_error *err)
+{
+    kit_workspace *ws = job->ws;
+    kit_status status = KIT_OK;
+    if (job->vary) {
+        status = undo_changes(ws, changes, err);
+        if (status == KIT_OK)
+            status = change_input(ws, changes, err);
+    }
+    const size_t span = ws->capacity + 2 * (size_t)KIT_PARTIAL_GUARD;
+    for (int k = 0; status == KIT_OK && k < 2; k++) {
+        cudaError_t code = cudaMemset(ws->device_partial[k] - KIT_PARTIAL_GUARD, 0xA5, span * sizeof(int));
+        if (code != cudaSuccess)
+            status = kit_cuda_failure(err, code, "cudaMemset (poisoning the partial sums)", __FILE__, __LINE__);
+    }
+    if (status == KIT_OK)
+        status = kit_sync(ws->timeout_s, err);
+    return status;
+}
+
+/* After a run: its single value against the exact sum of the input it was given. */
+static kit_status check_run(const timed_job *job, const char *run, int64_t previous_sum, int64_t filled_sum,
+                            kit_error *err)
+{
+    int got = 0;
+    KIT_CUDA_TRY(cudaMemcpy(&got, job->result, sizeof got, cudaMemcpyDeviceToHost), err);
+    const int expected = kit_expected_int(job->ws->expected);
+    if (got == expected)
+        return KIT_OK;
+    const char *seen = "";
+    if (got == kit_expected_int(filled_sum))
+        seen = " (the sum of an earlier input: the one before timing changed it)";
+    else if (got == kit_expected_int(previous_sum))
+        seen = " (the sum of an earlier input: the previous run's)";
+    return kit_fail(err, KIT_WRONG_RESULT, "%s, %s while timing: expected %d, got %d%s: the input changes "
+                    "between timed runs%s%s", job->what, run, expected, got, seen, job->hint[0] ? "; " : "",
+                    job->hint);
+}
+
+/* Prefixes err's message with the work and the run, for failures whose message lacks them. */
+static kit_status while_timing(const timed_job *job, const char *run, kit_status status, kit_error *err)
+{
+    char cause[sizeof err->message]; /* err->message cannot be both source and destination */
+    snprintf(cause, sizeof cause, "%s", err->message);
+    return kit_fail(err, status, "%s, %s while timing: %s", job->what, run, cause);
+}
+
+/*
+ * warmup untimed runs, then reps timed ones between CUDA events on the legacy default stream;
+ * each run's time goes to samples_ms (if not NULL) in run order, the summary to *timing.
+ */
+static kit_status time_job(timed_job *job, int warmup, int reps, double *samples_ms, kit_timing *timing,
+                           kit_error *err)
 {
     if (reps < 1)
         return kit_fail(err, KIT_BAD_ARGUMENT, "need at least one repetition");
+    if (warmup < 0)
+        warmup = 0;
+    kit_workspace *ws = job->ws;
+    const int64_t filled_sum = ws->expected;
+    input_changes changes;
+    changes.count = 0;
     double *ms = malloc((size_t)reps * sizeof *ms);
     cudaEvent_t start = NULL, stop = NULL;
     kit_status status = ms ? KIT_OK : kit_fail(err, KIT_OUT_OF_MEMORY, "no host memory for timings");
     if (status == KIT_OK && (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess))
         status = kit_fail(err, KIT_CUDA_ERROR, "cannot create CUDA events");
-    for (int i = 0; status == KIT_OK && i < warmup; i++) {
-        status = work(ctx, err);
-        if (status == KIT_OK)
-            status = kit_sync(timeout_s, err);
-    }
-    for (int i = 0; status == KIT_OK && i < reps; i++) {
+    for (int i = 0; status == KIT_OK && i < warmup + reps; i++) {
+        const int timed = i >= warmup;
+        char run[64];
+        if (timed)
+            snprintf(run, sizeof run, "repetition %d of %d", i - warmup + 1, reps);
+        else
+            snprintf(run, sizeof run, "warm-up run %d of %d", i + 1, warmup);
+        const int64_t previous_sum = ws->last_run_sum;
+        status = prepare_run(job, &changes, err);
+        if (status != KIT_OK) {
+            status = while_timing(job, run, status, err);
+            break;
+        }
+        /* ---- the timed region: the work and nothing else */
+        cudaError_t code = cudaEventRecord(start, KIT_LEGACY_STREAM);
+        if (code == cudaSuccess) {
+            status = job->work(job, err);
+            code = cudaEventRecord(stop, KIT_LEGACY_STREAM);
+        }
+        /* ---- */
+        if (status != KIT_OK)
+            break; /* the work's own message names the stage and the pass */
+        if (code != cudaSuccess) {
+            status = while_timing(job, run, kit_cuda_failure(err, code, "cudaEventRecord", __FILE__, __LINE__),
+                                  err);
+            break;
+        }
+        status = kit_sync(ws->timeout_s, err);
         float elapsed = 0;
-        cudaEventRecord(start, 0);
-        status = work(ctx, err);
-        cudaEventRecord(stop, 0);
-        if (status == KIT_OK)
-            status = kit_sync(timeout_s, err);
-        if (status == KIT_OK && cudaEventElapsedTime(&elapsed, start, stop) != cudaSuccess)
-            status = kit_fail(err, KIT_CUDA_ERROR, "cannot read the CUDA event timer");
-        if (status == KIT_OK)
-            ms[i] = elapsed;
+        if (status == KIT_OK && (code = cudaEventElapsedTime(&elapsed, start, stop)) != cudaSuccess)
+            status = kit_fail(err, KIT_CUDA_ERROR, "cannot read the CUDA event timer: %s", cudaGetErrorString(code));
+        if (status != KIT_OK) {
+            status = while_timing(job, run, status, err);
+            break;
+        }
+        if (job->vary)
+            status = check_run(job, run, previous_sum, filled_sum, err);
+        if (status == KIT_OK && timed) {
+            ms[i - warmup] = elapsed;
+            const double mb = 4.0 * (double)ws->n / 1e6; /* what a reduction reads */
+            if (job->floor && ws->min_rep_ms > 0 && elapsed < ws->min_rep_ms)
+                status = kit_fail(err, KIT_TOO_FAST, "%s: %s took %.4f ms, but reading %.*f MB at the copy "
+                                  "bandwidth measured in this run allows no less than %.4f ms: the kernel "
+                                  "cannot have read its input", job->what, run, elapsed, mb < 10 ? 2 : 0, mb,
+                                  ws->min_rep_ms);
+        }
     }
-    if (status == KIT_OK)
-        kit_timing_summarize(ms, reps, timing);
+    /* The input as filled again, unless the GPU is unusable (then host_input still matches
+     * it). A run whose launcher failed may have left kernels running: wait for them first. */
+    if (changes.count > 0 && status != KIT_TIMEOUT && status != KIT_CUDA_ERROR) {
+        kit_error undo_err;
+        kit_status undone = kit_sync(ws->timeout_s, &undo_err);
+        if (undone == KIT_OK)
+            undone = undo_changes(ws, &changes, &undo_err);
+        if (undone != KIT_OK && status == KIT_OK) {
+            if (err)
+                *err = undo_err;
+            status = while_timing(job, "restoring the input", undone, err);
+        } else if (undone == KIT_TIMEOUT || undone == KIT_CUDA_ERROR) {
+            /* The GPU is now unusable: say so, for the caller must stop using it. */
+            char cause[sizeof err->message];
+            snprintf(cause, sizeof cause, "%s", err->message);
+            status = kit_fail(err, undone, "%s; after that: %s", cause, undo_err.message);
+        }
+    }
+    if (status == KIT_OK) {
+        if (samples_ms)
+            memcpy(samples_ms, ms, (size_t)reps * sizeof *ms);
+        kit_timing_summarize(ms, reps, timing); /* sorts ms */
+    }
     if (start)
         cudaEventDestroy(start);
     if (stop)
@@ -342,23 +592,15 @@ static kit_status time_work(work_fn work, void *ctx, double timeout_s, int warmu
     return status;
 }
 
-typedef struct stage_run {
-    const kit_stage *stage;
-    kit_workspace *ws;
-    unsigned threads;
-    const int *result; /* where the last pass left the single value */
-} stage_run;
-
 /* All passes of a stage, no checks between them: what the timer measures. */
-static kit_status run_passes(void *ctx, kit_error *err)
+static kit_status run_stage(timed_job *job, kit_error *err)
 {
-    stage_run *run = ctx;
-    const int *in = run->ws->device_input;
-    size_t m = run->ws->n;
+    const int *in = job->ws->device_input;
+    size_t m = job->ws->n;
     for (int pass = 1, k = 0;; pass++, k ^= 1) {
         size_t count = 0;
-        int *out = run->ws->device_partial[k];
-        kit_status status = launch_pass(run->stage, run->ws, in, out, m, run->threads, pass, &count, err);
+        int *out = job->ws->device_partial[k];
+        kit_status status = launch_pass(job->stage, job->ws, in, out, m, job->threads, pass, &count, err);
         if (status != KIT_OK)
             return status;
         in = out;
@@ -366,49 +608,41 @@ static kit_status run_passes(void *ctx, kit_error *err)
         if (m == 1)
             break;
     }
-    run->result = in;
+    job->result = in;
     return KIT_OK;
 }
 
-/* Reads back the single value a timed run left and compares it with the exact sum. */
-static kit_status check_final(const int *device_value, const kit_workspace *ws, const char *what,
-                              kit_error *err)
+kit_status kit_time_stage_samples(const kit_stage *stage, kit_workspace *ws, unsigned threads, int warmup,
+                                  int reps, double *samples_ms, kit_timing *timing, kit_error *err)
 {
-    int got = 0;
-    KIT_CUDA_TRY(cudaMemcpy(&got, device_value, sizeof got, cudaMemcpyDeviceToHost), err);
-    if (got != kit_expected_int(ws->expected))
-        return kit_fail(err, KIT_WRONG_RESULT, "%s: after timing, expected %d, got %d (a race: the "
-                        "result changes from run to run?)", what, kit_expected_int(ws->expected), got);
-    return KIT_OK;
+    kit_status status = kit_check_threads(stage, threads, err);
+    if (status != KIT_OK)
+        return status;
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    describe_run(job.what, sizeof job.what, stage, ws, threads);
+    job.vary = 1;
+    job.floor = 1;
+    job.hint = "does the stage remember an old answer, or race?";
+    job.work = run_stage;
+    job.stage = stage;
+    job.threads = threads;
+    return time_job(&job, warmup, reps, samples_ms, timing, err);
 }
 
 kit_status kit_time_stage(const kit_stage *stage, kit_workspace *ws, unsigned threads, int warmup,
                           int reps, kit_timing *timing, kit_error *err)
 {
-    kit_status status = kit_check_threads(stage, threads, err);
-    if (status != KIT_OK)
-        return status;
-    stage_run run = {stage, ws, threads, NULL};
-    status = time_work(run_passes, &run, ws->timeout_s, warmup, reps, timing, err);
-    if (status == KIT_TIMEOUT || status == KIT_CUDA_ERROR) {
-        char what[256];
-        describe_run(what, sizeof what, stage, ws, threads);
-        char cause[sizeof err->message];
-        snprintf(cause, sizeof cause, "%s", err->message);
-        return kit_fail(err, status, "%s: while timing: %s", what, cause);
-    }
-    if (status != KIT_OK)
-        return status;
-    char what[256];
-    describe_run(what, sizeof what, stage, ws, threads);
-    return check_final(run.result, ws, what, err);
+    return kit_time_stage_samples(stage, ws, threads, warmup, reps, NULL, timing, err);
 }
 
-static kit_status run_cub(void *ctx, kit_error *err)
+static kit_status run_cub(timed_job *job, kit_error *err)
 {
-    kit_workspace *ws = ctx;
+    kit_workspace *ws = job->ws;
     size_t bytes = ws->cub_temp_bytes;
     KIT_CUDA_TRY(kit_cub_sum(ws->cub_temp, &bytes, ws->device_input, ws->device_partial[0], ws->n), err);
+    job->result = ws->device_partial[0];
     return KIT_OK;
 }
 
@@ -418,30 +652,46 @@ kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *tim
         KIT_CUDA_TRY(kit_cub_sum(NULL, &ws->cub_temp_bytes, ws->device_input, ws->device_partial[0], ws->n), err);
         KIT_CUDA_TRY(cudaMalloc(&ws->cub_temp, ws->cub_temp_bytes ? ws->cub_temp_bytes : 1), err);
     }
-    kit_status status = time_work(run_cub, ws, ws->timeout_s, warmup, reps, timing, err);
-    if (status != KIT_OK)
-        return status;
-    return check_final(ws->device_partial[0], ws, "cub::DeviceReduce::Sum", err);
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    snprintf(job.what, sizeof job.what, "cub::DeviceReduce::Sum, n = %zu, %s input, seed %llu", ws->n,
+             kit_pattern_name(ws->pattern), (unsigned long long)ws->seed);
+    job.vary = 1;
+    job.floor = 1;
+    job.hint = "";
+    job.work = run_cub;
+    return time_job(&job, warmup, reps, NULL, timing, err);
 }
 
-typedef struct copy_run {
-    int *dst;
-    const int *src;
-    size_t n;
-} copy_run;
-
-static kit_status run_copy(void *ctx, kit_error *err)
+static kit_status run_copy(timed_job *job, kit_error *err)
 {
-    copy_run *run = ctx;
-    KIT_CUDA_TRY(cudaMemcpyAsync(run->dst, run->src, run->n * sizeof(int), cudaMemcpyDeviceToDevice, 0), err);
+    KIT_CUDA_TRY(cudaMemcpyAsync(job->copy_dst, job->ws->device_input, job->ws->n * sizeof(int),
+                                 cudaMemcpyDeviceToDevice, KIT_LEGACY_STREAM), err);
     return KIT_OK;
 }
 
 kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err)
 {
-    copy_run run = {NULL, ws->device_input, ws->n};
-    KIT_CUDA_TRY(cudaMalloc((void **)&run.dst, ws->n * sizeof(int)), err);
-    kit_status status = time_work(run_copy, &run, ws->timeout_s, warmup, reps, timing, err);
-    cudaFree(run.dst);
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    snprintf(job.what, sizeof job.what, "device-to-device copy, n = %zu", ws->n);
+    job.hint = "";
+    job.work = run_copy;
+    KIT_CUDA_TRY(cudaMalloc((void **)&job.copy_dst, ws->n * sizeof(int)), err);
+    kit_status status = time_job(&job, warmup, reps, NULL, timing, err);
+    if (status != KIT_TIMEOUT) /* freeing would wait for the hung work */
+        cudaFree(job.copy_dst);
     return status;
+}
+
+double kit_read_floor_ms(size_t n, const kit_timing *copy)
+{
+    if (n == 0 || !copy || copy->reps < 1 || !(copy->median_ms > 0))
+        return 0.0;
+    const double copy_bytes = 8.0 * (double)n; /* n ints read and n written */
+    const double read_bytes = 4.0 * (double)n; /* what a reduction must read */
+    /* Reading at KIT_READ_OVER_COPY times the copy's read+write rate, no faster. */
+    return copy->median_ms * (read_bytes / copy_bytes) / KIT_READ_OVER_COPY;
 }

@@ -36,31 +36,39 @@ kit_status kit_pattern_parse(const char *text, kit_pattern *pattern, kit_error *
                     "unknown input pattern '%s' (use random, positional, ones or last-only)", text);
 }
 
+/* Element i of a pattern. `state` carries the random pattern's generator from i - 1 to i. */
+static int pattern_value(kit_pattern pattern, size_t i, size_t n, uint64_t seed, uint64_t *state)
+{
+    switch (pattern) {
+    case KIT_PATTERN_RANDOM:
+        return (int)(splitmix64(state) % 17) - 8;
+    case KIT_PATTERN_POSITIONAL: {
+        /* A hash of (index, seed) in 1..15: every element counts, and neighbours differ. */
+        uint64_t s = seed ^ (i * 0xD1B54A32D192ED03ull);
+        return 1 + (int)(splitmix64(&s) % 15);
+    }
+    case KIT_PATTERN_ONES:
+        return 1;
+    case KIT_PATTERN_LAST_ONLY:
+        return i + 1 == n ? 7 : 0;
+    }
+    return 0;
+}
+
 void kit_fill_input(int *values, size_t n, kit_pattern pattern, uint64_t seed)
 {
     uint64_t state = seed;
-    switch (pattern) {
-    case KIT_PATTERN_RANDOM:
-        for (size_t i = 0; i < n; i++)
-            values[i] = (int)(splitmix64(&state) % 17) - 8;
-        break;
-    case KIT_PATTERN_POSITIONAL:
-        /* A hash of (index, seed) in 1..15: every element counts, and neighbours differ. */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t s = seed ^ (i * 0xD1B54A32D192ED03ull);
-            values[i] = 1 + (int)(splitmix64(&s) % 15);
-        }
-        break;
-    case KIT_PATTERN_ONES:
-        for (size_t i = 0; i < n; i++)
-            values[i] = 1;
-        break;
-    case KIT_PATTERN_LAST_ONLY:
-        memset(values, 0, n * sizeof *values);
-        if (n > 0)
-            values[n - 1] = 7;
-        break;
-    }
+    for (size_t i = 0; i < n; i++)
+        values[i] = pattern_value(pattern, i, n, seed, &state);
+}
+
+int64_t kit_pattern_sum(size_t n, kit_pattern pattern, uint64_t seed)
+{
+    uint64_t state = seed;
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += pattern_value(pattern, i, n, seed, &state);
+    return sum;
 }
 
 // [reference-sum] (shown on the docs' stage 1 page)

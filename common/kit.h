@@ -30,7 +30,9 @@ typedef enum kit_status {
     KIT_CUDA_ERROR,    /**< a CUDA call failed (the message names the call, file and line) */
     KIT_NO_GPU,        /**< no CUDA device is usable */
     KIT_BAD_ARGUMENT,  /**< a value given by the user is out of range */
-    KIT_OUT_OF_MEMORY  /**< the GPU or host has too little memory for this n */
+    KIT_OUT_OF_MEMORY, /**< the GPU or host has too little memory for this n */
+    KIT_TOO_FAST       /**< a timed run took less than reading its input allows
+                            (kit_workspace::min_rep_ms): it cannot have read the input */
 } kit_status;
 
 /** A failure, as one line of text. */
@@ -140,11 +142,15 @@ size_t kit_workspace_bytes(size_t n);
 typedef struct kit_workspace {
     size_t n;             /**< number of input ints */
     size_t capacity;      /**< partial sums each partial buffer holds */
-    int *host_input;      /**< the input, as generated */
-    int64_t expected;     /**< exact sum of the input */
+    int *host_input;      /**< the input as it is on the GPU now (always equal to device_input) */
+    int64_t expected;     /**< exact sum of host_input */
     kit_pattern pattern;  /**< the input pattern last filled in */
     uint64_t seed;        /**< the seed it was filled with */
     double timeout_s;     /**< how long one run may take before it counts as hung */
+    double min_rep_ms;    /**< the floor: a timed run of a stage (or CUB) faster than this fails
+                               with KIT_TOO_FAST; 0 (the default) = no floor. See kit_read_floor_ms() */
+    uint64_t varied_runs; /**< timed runs whose input was varied so far: the variation generator's counter */
+    int64_t last_run_sum; /**< exact sum of the input the latest timed run saw (the next one's differs) */
     int *device_input;    /**< n ints followed by KIT_INPUT_GUARD ints of KIT_INPUT_GUARD_VALUE */
     int *device_partial[2]; /**< the two partial-sum buffers, used in turn by the passes */
     void *cub_temp;       /**< scratch space for the CUB baseline (allocated on first use) */
@@ -159,6 +165,8 @@ typedef struct kit_workspace {
 #define KIT_PARTIAL_GUARD 64
 /** What a read past the end of the input adds to the sum, per element read. */
 #define KIT_INPUT_GUARD_VALUE (1 << 20)
+/** Input elements a timed run changes before each repetition (see kit_time_stage()). */
+#define KIT_VARIED_ELEMENTS 16
 
 /** Allocates a workspace for \p n ints (1 <= n <= KIT_MAX_N). */
 kit_status kit_workspace_init(kit_workspace *ws, size_t n, kit_error *err);
@@ -169,8 +177,9 @@ void kit_workspace_free(kit_workspace *ws);
 
 /**
  * Runs \p stage once with every check the kit has: partial buffers poisoned before each
- * pass, every partial sum written, nothing written outside them, the input unchanged, and
- * the final value equal to the exact sum. \p got receives the stage's answer when it has one.
+ * pass (both of them before the first, as in a timed run), every partial sum written,
+ * nothing written outside them, the input unchanged, and the final value equal to the exact
+ * sum. \p got receives the stage's answer when it has one.
  */
 kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads,
                            int *got, kit_error *err);
@@ -195,17 +204,75 @@ void kit_timing_summarize(double *ms, int count, kit_timing *timing);
 
 /**
  * Times all passes of \p stage with CUDA events: \p warmup untimed runs, then \p reps timed
- * runs, then the result is checked again. Time does not include copying the input.
+ * runs. When its first pass starts, a timed run looks to the stage exactly like a checked
+ * one, and no run can reuse an earlier answer. Before every run (warm-up ones too), outside
+ * the timed region:
+ *   - KIT_VARIED_ELEMENTS input elements change (positions and values from a generator seeded
+ *     with kit_workspace::seed and kit_workspace::varied_runs; values stay in the pattern's
+ *     small range, and the sum always differs from the previous run's and the filled input's);
+ *     host_input and expected follow, and the original values are written back when timing
+ *     ends, so a later kit_run_checked() sees the input kit_workspace_fill() made;
+ *   - both partial-sum buffers and their guards are poisoned, as kit_run_checked() does;
+ *   - the GPU is waited for, so each timed region starts on an idle GPU.
+ * After every run its single value is read back and compared with the exact sum of that run's
+ * input (KIT_WRONG_RESULT names the repetition), and a timed run faster than
+ * kit_workspace::min_rep_ms fails with KIT_TOO_FAST. The timed region holds the passes only:
+ * from an event recorded on the legacy default stream before the first launch to one after
+ * the last, so it covers the stage's work on every blocking stream. (From the third pass on,
+ * a pass's output buffer still holds the partial sums of two passes before, where a checked
+ * run poisons it again: poisoning between passes would be timed.)
  */
 kit_status kit_time_stage(const kit_stage *stage, kit_workspace *ws, unsigned threads,
                           int warmup, int reps, kit_timing *timing, kit_error *err);
 
-/** Times cub::DeviceReduce::Sum on the workspace's input (and checks its answer). */
+/**
+ * kit_time_stage(), and every timed repetition's time too: \p samples_ms[0..reps) receives
+ * them in the order they ran (NULL: not wanted). The grader's statistics need the samples.
+ */
+kit_status kit_time_stage_samples(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                                  int warmup, int reps, double *samples_ms, kit_timing *timing,
+                                  kit_error *err);
+
+/**
+ * Times cub::DeviceReduce::Sum on the workspace's input, under the same conditions as
+ * kit_time_stage() (input varied and partial buffers poisoned before each run, each run's
+ * answer checked, the kit_workspace::min_rep_ms floor), so the ladder compares like with like.
+ */
 kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
 
-/** Times a device-to-device copy of the input: the bandwidth ceiling. */
+/**
+ * Times a device-to-device copy of the input: the bandwidth ceiling. The partial buffers are
+ * poisoned before each run, as for the stages (the same state of the L2 cache); the input is
+ * not varied and no floor applies.
+ */
 kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
 
+/**
+ * The least time a reduction of \p n ints can take, given \p copy = kit_time_copy() on a
+ * workspace of the same n; 0 (no floor) when \p copy has no runs. For kit_workspace::min_rep_ms.
+ *
+ * The copy moves 8n bytes (n ints read, n written); a reduction reads 4n. A reduction is
+ * allowed to read at most 1.5 times as fast as the copy's read+write rate, so the floor is
+ * copy.median_ms * (4n / 8n) / 1.5 = copy.median_ms / 3. Why 1.5: on an H200 the copy moves
+ * 4092 GB/s read+write, and CUB's reduction reads 3780 to 4452 GB/s at 2^26 to 2^28 ints, at
+ * most 1.09 times the copy's rate: 1.5 leaves a margin of about 1.4 for noise and other GPUs
+ * (at 2^26 on the H200 the floor is 0.131 / 3 = 0.044 ms; CUB takes 0.071 ms). A kernel that
+ * skips its input (a remembered answer) takes a few microseconds. Meant for inputs far larger
+ * than the L2 cache (the grader's 2^26); the message of KIT_TOO_FAST assumes the floor came
+ * from a copy measured in the same run.
+ */
+double kit_read_floor_ms(size_t n, const kit_timing *copy);
+
+/** How many times the copy's read+write rate a reduction may read at (kit_read_floor_ms()). */
+#define KIT_READ_OVER_COPY 1.5
+
+/**
+ * Waits for all the GPU's work, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still
+ * busy, KIT_CUDA_ERROR if the work failed. It records an event on the legacy default stream
+ * (which follows all earlier work of every blocking stream), polls it until the timeout, then
+ * calls cudaDeviceSynchronize() for whatever else is left (work on non-blocking streams).
+ */
+kit_status kit_sync(double timeout_s, kit_error *err);
 /** Waits for the GPU, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still busy. */
 kit_status kit_sync(double timeout_s, kit_error *err);
 

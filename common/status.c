@@ -21,6 +21,7 @@ const char *kit_status_name(kit_status status)
     case KIT_NO_GPU: return "NO GPU";
     case KIT_BAD_ARGUMENT: return "BAD ARGUMENT";
     case KIT_OUT_OF_MEMORY: return "OUT OF MEMORY";
+    case KIT_TOO_FAST: return "TOO FAST";
     }
     return "UNKNOWN";
 }

@@ -28,6 +28,10 @@ endif()
 if(old)
   file(REMOVE ${old})
 endif()
+# The grader's self-tests grade their corpora into folders of their own: start them afresh too.
+if(NOT STAGE AND NOT LABEL)
+  file(REMOVE_RECURSE "${BUILD}/grade-selftest")
+endif()
 file(MAKE_DIRECTORY "${RESULTS}/logs")
 
 string(TIMESTAMP started "%s")

@@ -1,87 +1,103 @@
-# Grading on the CPU emulator, for machines without a GPU. Included by emu/CMakeLists.txt once
-# the emulator's targets exist (only where Boost.Context is installed), so nothing in tests/
-# needs the emulator. Per stage:
-#   grade_stageK_emu       the grader's correctness suite (tests/grader/), linked against the
-#                          emulator's harness and stage files: sizes up to 2^20 + 7, no timings
-#   grade_stageK_emu_race  the same stage under ThreadSanitizer, in four thread orders (--races)
-# Both skip (77) at once where a CUDA GPU is usable (the GPU grader's --probe-gpu says so), and
-# with KIT_REQUIRE_GPU=1. The report shows their results as "(emulated)" (tests/grader/report.c).
+# Grading on the CPU emulator. Included by emu/CMakeLists.txt once the emulator's targets
+# exist (only where Boost.Context is installed), so nothing in tests/ needs the emulator.
+# For every stage file that tests/CMakeLists.txt grades (kit_add_graded_file), two runners of
+# its own, each linking that file alone (rewritten as C++ by the emulator) with the reference
+# stages 1 and K:
+#   run_ID_emu        the grader's correctness suite on the CPU, sizes up to 2^20 + 7
+#   run_ID_emu_race   the same under ThreadSanitizer, in four thread orders (request "races")
+# and their tests, through kit_grade (sandboxed, answers checked, results written by it):
+#   PREFIX_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator
+#   PREFIX_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
+# They run with or without a GPU: where a GPU grades the stage too, both must pass (the
+# emulator checks shared-array bounds and global-memory races, which the GPU's tools miss).
+# With KIT_REQUIRE_GPU=1 they still run, but cannot stand in for the GPU (tests/grader/report.c).
 
-set(kit_emu_grade_dir "${CMAKE_BINARY_DIR}/grade")
-set(kit_emu_results --results "${kit_emu_grade_dir}" --logs "${kit_emu_grade_dir}/logs")
 # An endless loop stops after 10 s of CPU time (a launch at 2^20 takes ~0.1 s).
 set(kit_emu_env "KIT_EMU_TIMEOUT=10")
-if(KIT_REQUIRE_GPU)
-  list(APPEND kit_emu_env "KIT_REQUIRE_GPU=1")
+# tests/CMakeLists.txt's names, again: its variables end with its directory.
+set(kit_grade_tools --config "${KIT_GRADING_CONFIG}" --nm "${CMAKE_NM}" --objdump "${CMAKE_OBJDUMP}")
+if(KIT_CUOBJDUMP)
+  list(APPEND kit_grade_tools --cuobjdump "${KIT_CUOBJDUMP}")
 endif()
-
-foreach(flavor IN LISTS emu_flavors)
-  # The GPU probe, compiled against the emulator's runtime: the emulated "device" is always there.
-  add_library(kit_gpu_probe_emu_${flavor} STATIC "${CMAKE_SOURCE_DIR}/tests/gpu_probe.c")
-  target_include_directories(kit_gpu_probe_emu_${flavor} PUBLIC "${CMAKE_SOURCE_DIR}/tests")
-  target_link_libraries(kit_gpu_probe_emu_${flavor} PUBLIC emu_runtime_${flavor})
-  target_compile_options(kit_gpu_probe_emu_${flavor} PRIVATE ${kit_c_warnings})
+foreach(stage IN LISTS KIT_STAGES)
+  string(REPLACE ":" ";" stage_parts "${stage}")
+  list(GET stage_parts 0 stage_number)
+  list(GET stage_parts 2 kit_stage${stage_number}_name)
 endforeach()
 
-foreach(stage IN LISTS KIT_STAGES)
-  string(REPLACE ":" ";" parts "${stage}")
-  list(GET parts 0 k)
+get_property(kit_graded_files GLOBAL PROPERTY KIT_GRADED_FILES)
+foreach(entry IN LISTS kit_graded_files)
+  string(REPLACE "|" ";" fields "${entry}")
+  list(GET fields 0 id)
+  list(GET fields 1 k)
+  list(GET fields 2 source)
+  list(GET fields 3 impl)
+  list(GET fields 4 registered)
+  list(GET fields 5 prefix)
+  list(GET fields 6 results)
+  list(GET fields 7 labels)
+  list(GET fields 8 parts)
+  list(GET fields 9 shown)
+  string(REPLACE "," ";" labels "${labels}")
+  string(REPLACE "," ";" parts "${parts}")
+  set(wrap "")
+  if("selftest" IN_LIST labels)
+    set(wrap sh "${CMAKE_SOURCE_DIR}/tests/run_part.sh")
+  endif()
+  set(base --stage ${k} --object $<TARGET_OBJECTS:kit_graded_${id}> --source "${source}" --shown "${shown}"
+           ${kit_grade_tools})
+  if(results)
+    list(APPEND base --results "${results}" --logs "${results}/logs")
+  endif()
+
+  if("audit" IN_LIST parts) # refused by the audit before any runner starts: no runner to build
+    set(runner_path "${CMAKE_BINARY_DIR}/runners/run_${id}_emu (not built: the audit refuses the file)")
+  else()
+    set(runner_path $<TARGET_FILE:run_${id}_emu>)
+  endif()
   foreach(flavor IN LISTS emu_flavors)
-    set(program grade_stage${k}_emu)
-    if(flavor STREQUAL "race")
-      set(program grade_stage${k}_emu_race)
+    if("audit" IN_LIST parts)
+      break()
     endif()
-    add_executable(${program} "${CMAKE_SOURCE_DIR}/tests/grade_emulated.c")
-    target_compile_definitions(${program} PRIVATE KIT_GRADE_STAGE=${k}
-                               KIT_GPU_GRADER="$<TARGET_FILE:grade_stage${k}>")
-    target_link_libraries(${program} PRIVATE kit_grader kit_gpu_probe_emu_${flavor} emu_stages_labs_${flavor}
-                                             emu_stages_solutions_${flavor} emu_harness_${flavor})
+    set(program run_${id}_emu)
+    if(flavor STREQUAL "race")
+      set(program run_${id}_emu_race)
+      if(NOT "races" IN_LIST parts)
+        continue()
+      endif()
+    elseif(NOT "emulated" IN_LIST parts)
+      continue()
+    endif()
+    emu_add_stage_object(emu_graded_${id}_${flavor} ${impl} ${flavor} "${source}")
+    add_executable(${program} "${CMAKE_SOURCE_DIR}/tests/grader/runner.c" "${CMAKE_SOURCE_DIR}/tests/grader/races.c")
+    target_link_libraries(${program} PRIVATE emu_graded_${id}_${flavor} emu_reference_stage${k}_${flavor}
+                                             emu_reference_stage1_${flavor} kit_grader_runs emu_harness_${flavor})
+    target_include_directories(${program} PRIVATE "${CMAKE_SOURCE_DIR}/common" "${CMAKE_SOURCE_DIR}/tests/grader")
+    target_compile_definitions(${program} PRIVATE KIT_RUNNER_EMULATED=1 KIT_GRADE_STAGE=${k}
+                               KIT_GRADED_SYMBOL=kit_${impl}_${registered} KIT_GRADED_SOURCE="${shown}"
+                               KIT_GRADED_IMPL="${impl}" KIT_REFERENCE_NAME=${kit_stage${k}_name}
+                               KIT_STAGE1_NAME=${kit_stage1_name})
     target_compile_options(${program} PRIVATE ${kit_c_warnings})
     set_target_properties(${program} PROPERTIES LINKER_LANGUAGE CXX
-                          RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
-    add_dependencies(${program} grade_stage${k})
-    add_dependencies(check-grade ${program})
-    add_dependencies(grade-programs ${program}) # what tests/grade_class.sh builds first
-    add_dependencies(check-stage${k} ${program})
+                          RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/runners")
+    if(id MATCHES "^labs_stage")
+      add_dependencies(grade-programs ${program})
+      add_dependencies(check-stage${k} ${program})
+    endif()
   endforeach()
 
-  add_test(NAME stage${k}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator
-           COMMAND grade_stage${k}_emu correctness ${kit_emu_results} --config "${KIT_GRADING_CONFIG}")
-  set_tests_properties(stage${k}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator PROPERTIES
-                       SKIP_RETURN_CODE 77 LABELS "emulated;grade;stage${k}" TIMEOUT 900
-                       ENVIRONMENT "${kit_emu_env}" COST 40) # the longest: CTest starts them first
-  if(EMU_HAVE_TSAN)
-    add_test(NAME stage${k}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
-             COMMAND sh "${CMAKE_SOURCE_DIR}/tests/emulated_races.sh" ${k} "${kit_emu_grade_dir}" --
-                     $<TARGET_FILE:grade_stage${k}_emu_race>)
-    set_tests_properties(stage${k}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
-                         PROPERTIES SKIP_RETURN_CODE 77 LABELS "emulated;grade;stage${k};race" TIMEOUT 900
-                                    ENVIRONMENT "${kit_emu_env}" COST 20)
+  if("emulated" IN_LIST parts)
+    set(test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+    add_test(NAME ${test} COMMAND ${wrap} $<TARGET_FILE:kit_grade> emulated --runner "${runner_path}" ${base})
+    set_tests_properties(${test} PROPERTIES LABELS "emulated;${labels}" TIMEOUT 900 ENVIRONMENT "${kit_emu_env}"
+                                            COST 40) # the longest: CTest starts them first
+  endif()
+  if("races" IN_LIST parts AND EMU_HAVE_TSAN)
+    set(test ${prefix}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator)
+    add_test(NAME ${test}
+             COMMAND ${wrap} sh "${CMAKE_SOURCE_DIR}/tests/emulated_races.sh" ${k} "${results}" $<TARGET_FILE:kit_grade>
+                     $<TARGET_FILE:run_${id}_emu_race>)
+    set_tests_properties(${test} PROPERTIES LABELS "emulated;race;${labels}" TIMEOUT 900
+                                            ENVIRONMENT "${kit_emu_env}" COST 20)
   endif()
 endforeach()
-
-# The grader's own test on the emulator: every unfilled skeleton (the kit's labs/) is rejected
-# with the fill-in message. Where the build grades labs/ itself the grade tests above show it.
-if(KIT_GRADER_SELFTEST AND TARGET emu_stages_skeletons_plain)
-  foreach(stage IN LISTS KIT_STAGES)
-    string(REPLACE ":" ";" parts "${stage}")
-    list(GET parts 0 k)
-    list(GET parts 1 stage_dir)
-    list(GET parts 2 stage_name)
-    add_executable(grade_skeleton${k}_emu "${CMAKE_SOURCE_DIR}/tests/grade_emulated.c")
-    target_compile_definitions(grade_skeleton${k}_emu PRIVATE KIT_GRADE_STAGE=${k}
-                               KIT_GPU_GRADER="$<TARGET_FILE:grade_stage${k}>")
-    target_link_libraries(grade_skeleton${k}_emu PRIVATE kit_grader kit_gpu_probe_emu_plain emu_stages_skeletons_plain
-                                                         emu_stages_solutions_plain emu_harness_plain)
-    target_compile_options(grade_skeleton${k}_emu PRIVATE ${kit_c_warnings})
-    set_target_properties(grade_skeleton${k}_emu PROPERTIES LINKER_LANGUAGE CXX
-                          RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
-    add_dependencies(grade_skeleton${k}_emu grade_stage${k})
-    add_test(NAME emulated_grader_rejects_unfilled_skeleton_stage_${k}
-             COMMAND sh "${CMAKE_SOURCE_DIR}/tests/expect_rejection.sh"
-                     "stage ${k} wrote no result: fill in the TODO in labs/${stage_dir}/${stage_name}.cu"
-                     $<TARGET_FILE:grade_skeleton${k}_emu> correctness --config "${KIT_GRADING_CONFIG}")
-    set_tests_properties(emulated_grader_rejects_unfilled_skeleton_stage_${k} PROPERTIES
-                         SKIP_RETURN_CODE 77 LABELS "emulated;selftest" TIMEOUT 300 ENVIRONMENT "${kit_emu_env}")
-  endforeach()
-endif()

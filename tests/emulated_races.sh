@@ -1,15 +1,15 @@
 #!/bin/sh
-# The race check on the CPU emulator, where there is no GPU: it takes the place of the
-# compute-sanitizer runs (tests/sanitize.sh). PROGRAM --races runs small inputs in four thread
-# orders under ThreadSanitizer; a data race that ThreadSanitizer reports, or a result that
-# depends on the thread order, fails. Writes RESULTS/stageK.emulated-races for the report
-# (RESULTS may be "").
-# Usage: emulated_races.sh STAGE RESULTS -- PROGRAM [ARGS...]
+# The race check on the CPU emulator, beside compute-sanitizer where there is a GPU and in its
+# place where there is none: RUNNER races runs small inputs in four thread orders under
+# ThreadSanitizer, sandboxed (kit_grade sandbox); a data race that ThreadSanitizer reports, in
+# shared or global memory, or a result that depends on the thread order, fails. This script
+# (trusted) writes RESULTS/stageK.emulated-races for the report (RESULTS may be "").
+# Usage: emulated_races.sh STAGE RESULTS KIT_GRADE RUNNER
 set -u
 stage=$1
 results=$2
-shift 2
-[ "${1:-}" = "--" ] && shift
+grade=$3
+runner=$4
 
 record() { # STATUS MESSAGE
     [ -n "$results" ] || return 0
@@ -26,13 +26,8 @@ if command -v setarch > /dev/null 2>&1 && setarch "$(uname -m)" -R true 2> /dev/
 fi
 log=$(mktemp)
 # shellcheck disable=SC2086
-TSAN_OPTIONS="exitcode=66 ${TSAN_OPTIONS:-}" $no_aslr "$@" --races > "$log" 2>&1
+TSAN_OPTIONS="exitcode=66 ${TSAN_OPTIONS:-}" $no_aslr "$grade" sandbox --timeout 900 -- "$runner" races > "$log" 2>&1
 code=$?
-if [ "$code" -eq 77 ]; then # a GPU is here (compute-sanitizer grades races), or KIT_REQUIRE_GPU=1
-    cat "$log"
-    rm -f "$log"
-    exit 77
-fi
 tail -n 60 "$log"
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log")
 # The first report in one line: each access, the GPU thread that made it (ThreadSanitizer's
@@ -47,12 +42,15 @@ first=$(awk '/WARNING: ThreadSanitizer/ { on = 1; next }
                        printf "%s%s by %s at %s", (i > 1 ? ", " : ""), kind[i], (name[who[i]] ? name[who[i]] : who[i]), where[i] }' "$log" |
         cut -c1-600)
 orders=$(grep -m 1 "depends on the order of the threads" "$log" | cut -c1-600)
+verdict_lost=$(grep '^kit_grade: ' "$log" | head -n 1 | cut -c12-300)
 rm -f "$log"
 
 if [ "$reports" -gt 0 ]; then
     message="ThreadSanitizer found $reports data race report(s) in stage $stage on the CPU emulator (a missing __syncthreads() or __syncwarp()?). First: $first"
 elif [ -n "$orders" ]; then
     message="$orders"
+elif [ "$code" -eq 90 ]; then
+    message="stage $stage's program ended before the grader got a verdict in the emulator's race check: ${verdict_lost}"
 elif [ "$code" -eq 0 ]; then
     echo "ok: stage $stage: no data race under ThreadSanitizer, the same results in every thread order"
     record pass "no race: ThreadSanitizer reported nothing and every thread order gave the same results (CPU emulator, n up to 2^16)"

@@ -2,16 +2,19 @@
 # Without a GPU, the grader skips (exit 77), unless KIT_REQUIRE_GPU=1: then it must fail, so
 # an autograder that reads only the exit status cannot give full marks for skipped tests.
 # With a GPU there is nothing to show here: the test skips itself.
-# Usage: require_gpu.sh GRADE_PROGRAM
+# Usage: require_gpu.sh KIT_GRADE RUNNER OBJECT SOURCE
 set -u
-program=$1
-if KIT_REQUIRE_GPU=0 "$program" --probe-gpu > /dev/null; then
+grade=$1
+runner=$2
+object=$3
+source=$4
+if KIT_REQUIRE_GPU=0 "$grade" probe --stage 1 --runner "$runner" > /dev/null; then
     echo "a GPU is usable here: nothing to test"
     exit 77
 fi
-KIT_REQUIRE_GPU=0 "$program" correctness > /dev/null
+KIT_REQUIRE_GPU=0 "$grade" correctness --stage 1 --runner "$runner" --object "$object" --source "$source" > /dev/null
 skipped=$?
-output=$(KIT_REQUIRE_GPU=1 "$program" correctness 2>&1)
+output=$(KIT_REQUIRE_GPU=1 "$grade" correctness --stage 1 --runner "$runner" --object "$object" --source "$source" 2>&1)
 required=$?
 echo "$output"
 if [ "$skipped" -ne 77 ]; then

@@ -1,16 +1,20 @@
 #!/bin/sh
-# One stage under one compute-sanitizer tool, on small inputs (PROGRAM --run-once).
-# Any error fails, and so does any racecheck hazard, warnings included: the volatile-only
-# warp unroll gives the right sum every time, and racecheck's warnings are the only sign of
-# its race. Writes RESULTS/stageK.TOOL for the grade report (RESULTS may be "").
-# Usage: sanitize.sh COMPUTE_SANITIZER TOOL STAGE RESULTS -- PROGRAM [ARGS...]
+# One stage under one compute-sanitizer tool, on small inputs (the stage's runner, request
+# "once"), in the grader's sandbox: the runner holds student code, so it runs through
+# `kit_grade sandbox`, which only succeeds when the runner finished and said so on its private
+# pipe. Any error fails, and so does any racecheck hazard, warnings included: the
+# volatile-only warp unroll gives the right sum every time, and racecheck's warnings are the
+# only sign of its race. A stage's printf can add lines to the log but not remove the
+# sanitizer's: any non-zero summary fails. This script (trusted) writes RESULTS/stageK.TOOL
+# for the grade report (RESULTS may be "").
+# Usage: sanitize.sh COMPUTE_SANITIZER TOOL STAGE RESULTS KIT_GRADE RUNNER
 set -u
 sanitizer=$1
 tool=$2
 stage=$3
 results=$4
-shift 4
-[ "${1:-}" = "--" ] && shift
+grade=$5
+runner=$6
 
 record() { # STATUS MESSAGE
     [ -n "$results" ] || return 0
@@ -20,7 +24,7 @@ record() { # STATUS MESSAGE
 }
 
 # No GPU: say so and skip (or fail, with KIT_REQUIRE_GPU=1), as the Check suites do.
-"$@" --probe-gpu
+"$grade" probe --stage "$stage" --runner "$runner"
 code=$?
 if [ "$code" -ne 0 ]; then
     record "$([ "$code" -eq 77 ] && echo skip || echo fail)" "compute-sanitizer $tool not run: no CUDA GPU"
@@ -28,19 +32,26 @@ if [ "$code" -ne 0 ]; then
 fi
 
 log=$(mktemp)
-"$sanitizer" --tool "$tool" --error-exitcode 86 "$@" --run-once > "$log" 2>&1
+"$grade" sandbox --timeout 600 -- "$sanitizer" --tool "$tool" --error-exitcode 86 "$runner" once > "$log" 2>&1
 code=$?
 tail -n 60 "$log"
 summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$log" | sed 's/^=* *//' | tr '\n' ' ' | sed 's/ *$//')
 first=$(grep -E "^========= +(Error|Warning|Invalid|Uninitialized|Race|Barrier|Program hit)" "$log" | head -n 1 |
         sed 's/^=* *//' | cut -c1-300)
 where=$(grep -E "^=========  +at .*:[0-9]+" "$log" | head -n 1 | sed 's/^=* *//' | cut -c1-200)
+verdict_lost=$(grep '^kit_grade: ' "$log" | head -n 1 | cut -c12-300)
 rm -f "$log"
 
 hazards=0
 printf '%s\n' "$summary" | grep -E -q "SUMMARY: [1-9]" && hazards=1
 if [ "$code" -eq 86 ] || [ "$hazards" -eq 1 ]; then
     message="compute-sanitizer --tool $tool found problems in stage $stage: ${summary:-see the log}. First: ${first:-?} ${where}"
+    echo "FAIL: $message"
+    record fail "$message"
+    exit 1
+fi
+if [ "$code" -eq 90 ]; then
+    message="stage $stage's program ended before the grader got a verdict under compute-sanitizer --tool $tool: ${verdict_lost}"
     echo "FAIL: $message"
     record fail "$message"
     exit 1

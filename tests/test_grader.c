@@ -477,39 +477,58 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
 }
 END_TEST
 
-/* ------------------------------------------------------------ the known-wrong corpus */
+/* ------------------------------------------------------------ the corpora */
 
-START_TEST(corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file)
+/* Reads the KIT_GRADED rows of a corpus file; checks each names a file and a slot. */
+static int read_corpus(const char *def, char names[][64], int capacity)
 {
-    FILE *f = fopen(KIT_SOURCE_DIR "/tests/wrong_kernels/corpus.def", "r");
-    ck_assert_ptr_nonnull(f);
-    const char *required[] = {"missing_syncthreads", "warp_unroll_no_volatile", "warp_unroll_volatile_only",
-                              "tail_read_past_n", "power_of_two_only", "hard_coded_block_size",
-                              "grid_drops_elements", "double_counting", "endless_loop", "illegal_address"};
-    int found[10] = {0}, entries = 0;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/%s", KIT_SOURCE_DIR, def);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s is missing", path);
+    int entries = 0;
     char line[512];
     while (fgets(line, sizeof line, f)) {
-        char name[64], part[32];
-        int slot = 0;
-        if (sscanf(line, "KIT_WRONG_KERNEL(%63[a-z0-9_], %d, %31[a-z],", name, &slot, part) != 3)
+        char dir[64], name[64];
+        int slot = 0, gpu = -1, emu = -1;
+        if (sscanf(line, "KIT_GRADED(%63[a-z_], %63[a-z0-9_], %d, %d, %d,", dir, name, &slot, &gpu, &emu) != 5)
             continue;
-        entries++;
         ck_assert_msg(slot >= 1 && slot <= KIT_STAGE_COUNT, "%s: slot %d", name, slot);
-        int known = strcmp(part, "correctness") == 0 || strcmp(part, "speedup") == 0;
-        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
-            known |= strcmp(part, kit_part_name((kit_part)p)) == 0;
-        ck_assert_msg(known, "%s: unknown part %s", name, part);
-        char path[1024];
-        snprintf(path, sizeof path, "%s/tests/wrong_kernels/%s.cu", KIT_SOURCE_DIR, name);
-        ck_assert_msg(access(path, R_OK) == 0, "%s is missing", path);
+        ck_assert_msg(gpu >= 0 && gpu <= 10 && emu >= 0 && emu <= 8, "%s: points %d/%d out of range", name, gpu, emu);
         ck_assert_msg(strchr(line, '"') != NULL, "%s: no expected words", name);
-        for (int i = 0; i < 10; i++)
-            found[i] |= strcmp(name, required[i]) == 0;
+        snprintf(path, sizeof path, "%s/tests/%s/%s.cu", KIT_SOURCE_DIR, dir, name);
+        ck_assert_msg(access(path, R_OK) == 0, "%s is missing", path);
+        if (entries < capacity)
+            snprintf(names[entries], 64, "%s", name);
+        entries++;
     }
     fclose(f);
-    for (int i = 0; i < 10; i++)
-        ck_assert_msg(found[i], "the corpus lacks %s", required[i]);
-    ck_assert_int_ge(entries, 10);
+    return entries;
+}
+
+static int listed(char names[][64], int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a_file)
+{
+    static char names[256][64];
+    int count = read_corpus("wrong_kernels/corpus.def", names, 256);
+    count += read_corpus("graded_corpus.def", names + count, 256 - count);
+    const char *required[] = {"missing_syncthreads", "warp_unroll_no_volatile", "warp_unroll_volatile_only",
+                              "tail_read_past_n", "power_of_two_only", "hard_coded_block_size", "grid_drops_elements",
+                              "double_counting", "endless_loop", "illegal_address", "static_shared_256",
+                              "every_thread_writes_block_sum", "int_byte_offset_overflow", "cub_device_reduce",
+                              "thrust_reduce", "calls_reference_stage", "memoizes_sum", "fast_only_for_speed_case",
+                              "constructor_writes_results", "constructor_exits", "copies_to_host", "side_stream",
+                              "graph_launch", "detects_emulator", "cg_reduce", "reduce_add_sync", "atomic_block_sums",
+                              "int2_loads"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        ck_assert_msg(listed(names, count, required[i]), "the corpora lack %s", required[i]);
 }
 END_TEST
 
@@ -545,7 +564,7 @@ int main(void)
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
     tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
     tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
-    tcase_add_test(report, corpus_lists_every_kind_of_mistake_with_a_slot_a_part_and_a_file);
+    tcase_add_test(report, corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a_file);
     suite_add_tcase(suite, report);
 
     SRunner *runner = srunner_create(suite);

@@ -2,24 +2,33 @@
  * \file emu_kernel.h
  * \brief The CUDA kernel language on the CPU: what a stage file sees in the emulated build.
  *
- * The build force-includes this header (-include) into each stage file after
- * emu_cuda_to_cpp has rewritten its `<<<...>>>` launches and `__shared__` declarations.
+ * The build force-includes it (through nvcc_macros.h and cuda_runtime.h) into each stage file
+ * after emu_cuda_to_cpp has rewritten its `<<<...>>>` launches and `__shared__` declarations.
  * Every logical GPU thread runs as a fiber; the calls that make threads meet
  * (__syncthreads(), __syncwarp(), the shuffles and votes) switch fibers in the scheduler
  * (emu/src/scheduler.cpp). Everything else is ordinary C++ running on the host.
  *
- * The synchronising calls are object-like macros (`__syncthreads` expands to
- * `::emu::here(__FILE__, __LINE__).syncthreads`), so each one knows its source line and a
- * diagnostic can name it.
+ * The synchronising calls are functions, as in CUDA, whose last two parameters default to
+ * __builtin_FILE() and __builtin_LINE(): the caller's file and line, so a diagnostic can name
+ * them. No macro of this header's own stays defined: a stage file cannot test for one.
+ * CUDA's own macros (__global__, __shared__, __launch_bounds__, ...) are defined as CUDA
+ * defines them, to what g++ understands.
  */
-#ifndef EMU_KERNEL_H
-#define EMU_KERNEL_H
+#pragma once /* no include guard macro: a stage file sees no emulator macro */
+
+/* What CUDA's cuda_runtime.h brings with it on the host (limits.h, stdlib.h, math.h, ctype.h):
+ * a stage file that uses INT_MAX or abs() without including them compiles with nvcc, so here too. */
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -33,15 +42,27 @@
 #define __host__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
-#define __restrict__ __restrict
 #define __launch_bounds__(...)
+#define __cluster_dims__(...)
+#define __block_size__(...)
+#define __maxnreg__(...)
+#define __local_maxnreg__(...)
+#define __inline_hint__
+#define __nv_pure__
 #define __align__(n) alignas(n)
 #define __constant__ static
+#define __managed__
+#define __grid_constant__
+#define __device_builtin__
+#define __cudart_builtin__
+#define __builtin_align__(n) alignas(n)
 /* Shapes of __shared__ the build step did not rewrite (see tools/cuda_to_cpp.cpp). */
 #define __shared__ static
 
 /* ---------------------------------------------------------------- built-in types */
 
+/* CUDA's vector types, aligned as vector_types.h aligns them (int2 8 bytes, int4 16), so an
+ * int2 or int4 load from memory cudaMalloc gave is as legal (and as aligned) as on a GPU. */
 #define EMU_VECTOR_TYPES(T, name)                                                              \
     struct alignas(sizeof(T)) name##1 { T x; };                                                \
     struct alignas(2 * sizeof(T) > 16 ? 16 : 2 * sizeof(T)) name##2 { T x, y; };               \
@@ -97,7 +118,10 @@ enum warp_kind {
     WARP_REDUCE_ADD,
     WARP_REDUCE_MIN,
     WARP_REDUCE_MAX,
-    WARP_ACTIVEMASK
+    WARP_ACTIVEMASK,
+    WARP_REDUCE_AND,
+    WARP_REDUCE_OR,
+    WARP_REDUCE_XOR
 };
 
 /** What a thread waits for at a block-level barrier. */
@@ -207,6 +231,13 @@ struct shared_view {
     E &operator*() const { return *data; }
 };
 
+/** A static shared array's view: the array's type too, for `sizeof(name)` (the build step
+ *  rewrites it to `sizeof(decltype(name)::array_type)`). */
+template <class E, size_t N>
+struct shared_array : shared_view<E> {
+    typedef E array_type[N];
+};
+
 /** How a `__shared__ T name DIMS;` declaration turns into a per-block object. */
 template <class T>
 struct shared_decl { /* a scalar: a reference to this block's copy */
@@ -218,10 +249,15 @@ struct shared_decl { /* a scalar: a reference to this block's copy */
 };
 template <class E, size_t N>
 struct shared_decl<E[N]> { /* an array: a checked view of this block's copy */
-    typedef shared_view<E> type;
-    static shared_view<E> make(const void *site, const char *name, const char *file)
+    typedef shared_array<E, N> type;
+    static shared_array<E, N> make(const void *site, const char *name, const char *file)
     {
-        return {static_cast<E *>(static_shared(site, sizeof(E[N]), alignof(E[N]), name, file)), N, name, file};
+        shared_array<E, N> view;
+        view.data = static_cast<E *>(static_shared(site, sizeof(E[N]), alignof(E[N]), name, file));
+        view.count = N;
+        view.name = name;
+        view.file = file;
+        return view;
     }
 };
 
@@ -235,30 +271,68 @@ shared_view<E> extern_shared(const char *name, const char *file)
 
 } // namespace emu
 
-#define EMU_SHARED(T, name, dims)                                    \
-    static const char emu_shared_site_##name = 0;                     \
-    typename ::emu::shared_decl<T dims>::type name =                  \
-        ::emu::shared_decl<T dims>::make(&emu_shared_site_##name, #name, __FILE__)
-#define EMU_EXTERN_SHARED(T, name) ::emu::shared_view<T> name = ::emu::extern_shared<T>(#name, __FILE__)
-
 /* ---------------------------------------------------------------- intrinsics */
 
-#define __syncthreads ::emu::here{__FILE__, __LINE__}.syncthreads
-#define __syncthreads_count ::emu::here{__FILE__, __LINE__}.syncthreads_count
-#define __syncthreads_and ::emu::here{__FILE__, __LINE__}.syncthreads_and
-#define __syncthreads_or ::emu::here{__FILE__, __LINE__}.syncthreads_or
-#define __syncwarp ::emu::here{__FILE__, __LINE__}.syncwarp
-#define __shfl_sync ::emu::here{__FILE__, __LINE__}.shfl_sync
-#define __shfl_up_sync ::emu::here{__FILE__, __LINE__}.shfl_up_sync
-#define __shfl_down_sync ::emu::here{__FILE__, __LINE__}.shfl_down_sync
-#define __shfl_xor_sync ::emu::here{__FILE__, __LINE__}.shfl_xor_sync
-#define __ballot_sync ::emu::here{__FILE__, __LINE__}.ballot_sync
-#define __any_sync ::emu::here{__FILE__, __LINE__}.any_sync
-#define __all_sync ::emu::here{__FILE__, __LINE__}.all_sync
-#define __activemask ::emu::here{__FILE__, __LINE__}.activemask
-#define __reduce_add_sync ::emu::here{__FILE__, __LINE__}.reduce_add_sync
-#define __reduce_min_sync ::emu::here{__FILE__, __LINE__}.reduce_min_sync
-#define __reduce_max_sync ::emu::here{__FILE__, __LINE__}.reduce_max_sync
+/* The intrinsics are functions, as in CUDA (not macros: `#ifdef __syncthreads` is false here
+ * too); each takes its caller's file and line as hidden default arguments, for diagnostics. */
+#define EMU_AT const char *emu_file = __builtin_FILE(), int emu_line = __builtin_LINE()
+inline void __syncthreads(EMU_AT) { ::emu::here{emu_file, emu_line}.syncthreads(); }
+inline int __syncthreads_count(int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.syncthreads_count(predicate); }
+inline int __syncthreads_and(int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.syncthreads_and(predicate); }
+inline int __syncthreads_or(int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.syncthreads_or(predicate); }
+inline void __syncwarp(unsigned mask = 0xffffffffu, EMU_AT) { ::emu::here{emu_file, emu_line}.syncwarp(mask); }
+template <class T> inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.shfl_sync(mask, v, src, width);
+}
+template <class T> inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.shfl_up_sync(mask, v, delta, width);
+}
+template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.shfl_down_sync(mask, v, delta, width);
+}
+template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.shfl_xor_sync(mask, v, lane_mask, width);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.ballot_sync(mask, predicate);
+}
+inline int __any_sync(unsigned mask, int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.any_sync(mask, predicate); }
+inline int __all_sync(unsigned mask, int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.all_sync(mask, predicate); }
+inline unsigned __activemask(EMU_AT) { return ::emu::here{emu_file, emu_line}.activemask(); }
+/* __reduce_*_sync: CUDA's overloads, int and unsigned (add, min, max), unsigned (and, or, xor). */
+inline int __reduce_add_sync(unsigned mask, int v, EMU_AT) { return ::emu::here{emu_file, emu_line}.reduce_add_sync(mask, v); }
+inline unsigned __reduce_add_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce_add_sync(mask, v);
+}
+inline int __reduce_min_sync(unsigned mask, int v, EMU_AT) { return ::emu::here{emu_file, emu_line}.reduce_min_sync(mask, v); }
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce_min_sync(mask, v);
+}
+inline int __reduce_max_sync(unsigned mask, int v, EMU_AT) { return ::emu::here{emu_file, emu_line}.reduce_max_sync(mask, v); }
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce_max_sync(mask, v);
+}
+inline unsigned __reduce_and_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce(::emu::WARP_REDUCE_AND, mask, v);
+}
+inline unsigned __reduce_or_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce(::emu::WARP_REDUCE_OR, mask, v);
+}
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, EMU_AT)
+{
+    return ::emu::here{emu_file, emu_line}.reduce(::emu::WARP_REDUCE_XOR, mask, v);
+}
+#undef EMU_AT
 
 /* Memory fences: one OS thread runs every fiber, so program order is memory order. */
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -297,6 +371,9 @@ EMU_ATOMIC_INT(unsigned int)
 EMU_ATOMIC_INT(long long)
 EMU_ATOMIC_INT(unsigned long long)
 #undef EMU_ATOMIC_INT
+/* The _block and _system scopes: one address space here, so the same atomics. */
+template <class T, class V> inline T atomicAdd_block(T *p, V v) { return atomicAdd(p, (T)v); }
+template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomicAdd(p, (T)v); }
 #define EMU_ATOMIC_FLOAT(T, U)                                                                    \
     inline T atomicAdd(T *p, T v)                                                                 \
     {                                                                                             \
@@ -347,6 +424,21 @@ inline unsigned int __brev(unsigned int x)
 }
 template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
 template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+inline unsigned int umin(unsigned int a, unsigned int b) { return b < a ? b : a; }
+inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return b < a ? b : a; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+inline int __mul24(int a, int b) { return (int)((long long)((a << 8) >> 8) * ((b << 8) >> 8)); }
+inline unsigned int __umul24(unsigned int a, unsigned int b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline long long clock64()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+inline void __nanosleep(unsigned int) {}
 
 /* ---------------------------------------------------------------- launches */
 
@@ -379,8 +471,9 @@ struct launch_config::pending {
     std::tuple<A...> args;
 };
 
-/** Runs a grid: every block, every thread (emu/src/scheduler.cpp). */
-void launch(const launch_config &config, void (*invoke)(void *), void *closure);
+/** Runs a grid: every block, every thread (emu/src/scheduler.cpp). \p kernel is the kernel's
+ *  address, for its attributes (cudaFuncSetAttribute). */
+void launch(const launch_config &config, const void *kernel, void (*invoke)(void *), void *closure);
 
 template <class... P>
 struct kernel_call {
@@ -399,19 +492,169 @@ void operator*(void (*kernel)(P...), launch_config::pending<A...> &&launch)
 {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launch: the number of arguments does not match the kernel");
     kernel_call<P...> call{kernel, std::tuple<typename std::decay<P>::type...>(std::move(launch.args))};
-    ::emu::launch(launch.config, &kernel_call<P...>::invoke, &call);
+    ::emu::launch(launch.config, reinterpret_cast<const void *>(kernel), &kernel_call<P...>::invoke, &call);
+}
+
+template <class... P, size_t... I>
+std::tuple<typename std::decay<P>::type...> unpack_args(void **args, std::index_sequence<I...>)
+{
+    return std::tuple<typename std::decay<P>::type...>(*static_cast<typename std::decay<P>::type *>(args[I])...);
 }
 
 } // namespace emu
 
-/** The occupancy query stage 7's students may use: as many blocks as fill the emulated SMs. */
-template <class F>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, F, int block_size, size_t)
+/* ---------------------------------------------------------------- CUDA's C++ runtime API
+ * The template forms cuda_runtime.h gives C++ code: a kernel is passed as itself. They call the
+ * C functions of cuda_runtime_api.h with its address, as CUDA's do. */
+
+/** cudaLaunchKernel(kernel, grid, block, args, shmem, stream): the launch without <<< >>>. */
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                    cudaStream_t stream = 0, const char *file = __builtin_FILE(),
+                                    int line = __builtin_LINE())
 {
-    int per_sm = 0;
-    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0);
-    *blocks = block_size > 0 ? per_sm / block_size : 0;
-    return cudaSuccess;
+    ::emu::kernel_call<P...> call{kernel, ::emu::unpack_args<P...>(args, std::index_sequence_for<P...>{})};
+    ::emu::launch_config config("cudaLaunchKernel", file, line, grid, block, shmem, stream);
+    ::emu::launch(config, reinterpret_cast<const void *>(kernel), &::emu::kernel_call<P...>::invoke, &call);
+    return cudaPeekAtLastError();
 }
 
-#endif /* EMU_KERNEL_H */
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, T *entry)
+{
+    return ::cudaFuncGetAttributes(attr, reinterpret_cast<const void *>(entry));
+}
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T *entry, cudaFuncAttribute attr, int value)
+{
+    return ::cudaFuncSetAttribute(reinterpret_cast<const void *>(entry), attr, value);
+}
+template <class T>
+inline cudaError_t cudaFuncSetCacheConfig(T *entry, cudaFuncCache config)
+{
+    return ::cudaFuncSetCacheConfig(reinterpret_cast<const void *>(entry), config);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, T func, int block_size,
+                                                                 size_t dynamic_shared)
+{
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, reinterpret_cast<const void *>(func),
+                                                                     block_size, dynamic_shared, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, T func, int block_size,
+                                                                          size_t dynamic_shared, unsigned int flags)
+{
+    return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, reinterpret_cast<const void *>(func),
+                                                                     block_size, dynamic_shared, flags);
+}
+template <class T>
+inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, T func, int blocks, int block_size)
+{
+    return ::cudaOccupancyAvailableDynamicSMemPerBlock(bytes, reinterpret_cast<const void *>(func), blocks, block_size);
+}
+
+/** cudaOccupancyMaxPotentialBlockSize and its variants: CUDA's search, over the same answers. */
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *min_grid, int *block_size, T func,
+                                                                           UnaryFunction shared_of_block,
+                                                                           int limit = 0, unsigned int flags = 0)
+{
+    if (!min_grid || !block_size || !func)
+        return cudaErrorInvalidValue;
+    int device = 0, max_per_block = 0, warp = 0, sms = 0, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&max_per_block, cudaDevAttrMaxThreadsPerBlock, device);
+    cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    cudaFuncAttributes attr;
+    cudaError_t status = ::cudaFuncGetAttributes(&attr, reinterpret_cast<const void *>(func));
+    if (status != cudaSuccess)
+        return status;
+    if (limit == 0 || limit > max_per_block)
+        limit = max_per_block;
+    if (attr.maxThreadsPerBlock < limit)
+        limit = attr.maxThreadsPerBlock;
+    int best_threads = 0, best_size = 0, best_blocks = 0;
+    for (int aligned = (limit + warp - 1) / warp * warp; aligned > 0; aligned -= warp) {
+        int size = limit < aligned ? limit : aligned;
+        int blocks = 0;
+        status = ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            &blocks, reinterpret_cast<const void *>(func), size, (size_t)shared_of_block(size), flags);
+        if (status != cudaSuccess)
+            return status;
+        if (size * blocks > best_threads) {
+            best_threads = size * blocks;
+            best_size = size;
+            best_blocks = blocks;
+        }
+        if (best_threads == per_sm)
+            break;
+    }
+    *min_grid = best_blocks * sms;
+    *block_size = best_size;
+    return cudaSuccess;
+}
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *min_grid, int *block_size, T func,
+                                                                  UnaryFunction shared_of_block, int limit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid, block_size, func, shared_of_block,
+                                                                   limit, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, T func,
+                                                      size_t dynamic_shared = 0, int limit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        min_grid, block_size, func, [dynamic_shared](int) { return dynamic_shared; }, limit, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block_size, T func,
+                                                               size_t dynamic_shared = 0, int limit = 0,
+                                                               unsigned int flags = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+        min_grid, block_size, func, [dynamic_shared](int) { return dynamic_shared; }, limit, flags);
+}
+
+/** __constant__ and __device__ variables are host variables here: symbols are their addresses. */
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    if (offset + bytes > sizeof(T))
+        return cudaErrorInvalidValue;
+    return cudaMemcpy(reinterpret_cast<char *>(const_cast<T *>(&symbol)) + offset, src, bytes, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    if (offset + bytes > sizeof(T))
+        return cudaErrorInvalidValue;
+    return cudaMemcpy(dst, reinterpret_cast<const char *>(&symbol) + offset, bytes, kind);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void **address, const T &symbol)
+{
+    *address = const_cast<T *>(&symbol);
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T **ptr, size_t bytes, unsigned int flags = cudaMemAttachGlobal)
+{
+    return ::cudaMallocManaged(reinterpret_cast<void **>(ptr), bytes, flags);
+}
+template <class T>
+inline cudaError_t cudaMalloc(T **ptr, size_t bytes)
+{
+    return ::cudaMalloc(reinterpret_cast<void **>(ptr), bytes);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T **ptr, size_t bytes)
+{
+    return ::cudaMallocHost(reinterpret_cast<void **>(ptr), bytes);
+}
+

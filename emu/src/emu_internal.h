@@ -6,6 +6,7 @@
 #define EMU_INTERNAL_H
 
 #include "cuda_runtime_api.h"
+#include "emu_control.h"
 
 namespace emu {
 
@@ -21,6 +22,19 @@ void record_fault(cudaError_t code, const char *format, ...) __attribute__((form
 
 /** Forgets a sticky fault (cudaDeviceReset). */
 void clear_fault();
+
+/* The emulated device, an sm_90 GPU (runtime.cpp has the whole description). */
+constexpr int kSmCount = 132;
+constexpr int kThreadsPerSm = 2048;
+constexpr int kBlocksPerSm = 32;
+constexpr size_t kSharedPerBlock = 48 * 1024;        /* without opting in */
+constexpr size_t kSharedPerBlockOptin = 227 * 1024;  /* cudaFuncAttributeMaxDynamicSharedMemorySize's limit */
+constexpr size_t kSharedPerSm = 228 * 1024;
+constexpr size_t kSharedReservedPerBlock = 1024;     /* what the driver keeps per block (sm_80 on) */
+
+/** The most dynamic shared memory a launch of \p kernel may ask for (48 KB unless raised by
+ *  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ...)). */
+size_t kernel_dynamic_shared_limit(const void *kernel);
 
 } // namespace emu
 

@@ -56,7 +56,10 @@ namespace {
 namespace bc = boost::context::detail;
 
 constexpr unsigned kMaxThreads = 1024;
-constexpr size_t kSharedLimit = 48 * 1024; /* CUDA's default limit per block */
+constexpr size_t kStaticSharedLimit = kSharedPerBlock; /* 48 KB of static __shared__ per block */
+/* What a shuffle returns when it reads a lane outside its mask: CUDA leaves the value undefined.
+ * A recognisable pattern, so a sum that uses it is visibly wrong. */
+constexpr unsigned long long kShufflePoison = 0x5EEDF00D5EEDF00Dull;
 #ifdef EMU_RACE
 constexpr size_t kStackBytes = 256 * 1024; /* ThreadSanitizer's instrumentation needs more */
 #else
@@ -110,6 +113,7 @@ struct Scheduler {
     size_t shared_region_bytes = 0;
     char *shared = nullptr;
     size_t dynamic_bytes = 0, static_top = 0;
+    size_t block_shared_limit = 0; /* this launch: static + dynamic shared memory of a block */
     std::pair<const void *, size_t> statics[64];
     unsigned static_count = 0;
 
@@ -147,7 +151,8 @@ const char *warp_op_name(int kind)
 {
     static const char *names[] = {"__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
                                   "__shfl_xor_sync", "__ballot_sync",     "__any_sync",        "__all_sync",
-                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask"};
+                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask",
+                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync"};
     return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "a warp operation";
 }
 
@@ -347,6 +352,12 @@ bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
             ballot |= 1u << m;
         if (kind == WARP_REDUCE_ADD)
             reduced = (unsigned)(reduced + v);
+        else if (kind == WARP_REDUCE_AND)
+            reduced = first_value ? v : (reduced & v);
+        else if (kind == WARP_REDUCE_OR)
+            reduced |= v;
+        else if (kind == WARP_REDUCE_XOR)
+            reduced ^= v;
         else if (kind == WARP_REDUCE_MIN || kind == WARP_REDUCE_MAX) {
             bool is_signed = lane[m].param != 0;
             long long sv = is_signed ? (long long)(int)(unsigned)v : (long long)(unsigned)v;
@@ -367,7 +378,10 @@ bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
         case WARP_ALL: f.result = ballot == mask; break;
         case WARP_REDUCE_ADD:
         case WARP_REDUCE_MIN:
-        case WARP_REDUCE_MAX: f.result = reduced; break;
+        case WARP_REDUCE_MAX:
+        case WARP_REDUCE_AND:
+        case WARP_REDUCE_OR:
+        case WARP_REDUCE_XOR: f.result = reduced; break;
         default: {
             unsigned width = (unsigned)f.width;
             unsigned segment = m & ~(width - 1);
@@ -380,14 +394,14 @@ bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
                 src = m + (unsigned)f.param >= segment + width ? (long)m : (long)(m + (unsigned)f.param);
             else if (kind == WARP_SHFL_XOR)
                 src = (m ^ (unsigned)f.param) >= segment + width ? (long)m : (long)(m ^ (unsigned)f.param);
-            if (src != (long)m && (src >= (long)lanes || !(mask >> src & 1))) {
-                char a[40];
-                fault(cudaErrorLaunchFailure, "%s reads lane %ld in %s at %s:%d, but lane %ld is not in the mask "
-                      "0x%08x: a shuffle from an inactive lane gives an undefined value",
-                      thread_name(f, a, sizeof a), src, warp_op_name(kind), f.file, f.line, src, mask);
-                return false;
-            }
-            f.result = lane[src].value;
+            /* A lane outside the mask (or past the last lane of a partial warp): CUDA gives an
+             * undefined value, not an error. Code that never uses it (a half-warp reduction
+             * whose upper lanes read past lane 15) is correct, so no fault: the poison shows
+             * up only in a result that does use it. */
+            if (src != (long)m && (src >= (long)lanes || !(mask >> src & 1)))
+                f.result = kShufflePoison;
+            else
+                f.result = lane[src].value;
         }
         }
     }
@@ -648,7 +662,7 @@ bool run_block()
     }
 }
 
-bool valid_config(const launch_config &c)
+bool valid_config(const launch_config &c, const void *kernel)
 {
     unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
     if (threads == 0 || threads > kMaxThreads || c.block.x > 1024 || c.block.y > 1024 || c.block.z > 64 ||
@@ -657,7 +671,7 @@ bool valid_config(const launch_config &c)
         last_error = cudaErrorInvalidConfiguration;
         return false;
     }
-    if (c.shmem > kSharedLimit) {
+    if (c.shmem > kernel_dynamic_shared_limit(kernel)) { /* more than 48 KB needs cudaFuncSetAttribute */
         last_error = cudaErrorInvalidValue;
         return false;
     }
@@ -666,22 +680,28 @@ bool valid_config(const launch_config &c)
 
 } // namespace
 
-void launch(const launch_config &config, void (*invoke)(void *), void *closure)
+void launch(const launch_config &config, const void *kernel, void (*invoke)(void *), void *closure)
 {
     if (sticky_error) { /* an earlier fault lost the context, as on a GPU: this launch fails */
         last_error = sticky_error;
         return;
     }
-    if (!valid_config(config))
+    if (!valid_config(config, kernel))
         return;
     unsigned threads = config.block.x * config.block.y * config.block.z;
     unsigned long long blocks = (unsigned long long)config.grid.x * config.grid.y * config.grid.z;
+    /* a block's shared memory: the dynamic part, then up to 48 KB of static arrays, within the
+     * 227 KB a block may have */
+    size_t limit = (config.shmem + 15) / 16 * 16 + kStaticSharedLimit;
+    if (limit > kSharedPerBlockOptin)
+        limit = kSharedPerBlockOptin;
+    limit = (limit + 4095) / 4096 * 4096;
 #ifdef EMU_RACE
-    size_t arena_stride = kSharedLimit; /* every block its own shared memory: no false races */
+    size_t arena_stride = limit; /* every block its own shared memory: no false races */
 #else
     size_t arena_stride = 0;
 #endif
-    if (!ensure_fibers(threads) || !ensure_shared_region(kSharedLimit + arena_stride * blocks)) {
+    if (!ensure_fibers(threads) || !ensure_shared_region(limit + arena_stride * blocks)) {
         last_error = cudaErrorMemoryAllocation;
         return;
     }
@@ -693,6 +713,9 @@ void launch(const launch_config &config, void (*invoke)(void *), void *closure)
     S.blocks = blocks;
     S.faulted = false;
     S.dynamic_bytes = config.shmem;
+    S.block_shared_limit = (config.shmem + 15) / 16 * 16 + kStaticSharedLimit;
+    if (S.block_shared_limit > kSharedPerBlockOptin)
+        S.block_shared_limit = kSharedPerBlockOptin;
     S.static_top = (config.shmem + 15) / 16 * 16;
     S.static_count = 0;
     S.rng = S.seed * 0x9E3779B97F4A7C15ull + 1;
@@ -811,9 +834,12 @@ void *static_shared(const void *site, size_t bytes, size_t align, const char *na
             return S.shared + S.statics[i].second;
     size_t offset = (S.static_top + align - 1) / align * align;
     char a[40];
-    if (offset + bytes > kSharedLimit || S.static_count == sizeof S.statics / sizeof S.statics[0]) {
-        fault(cudaErrorLaunchFailure, "%s: __shared__ %s (%s) would take the block's shared memory to %zu bytes; the "
-              "limit is %zu (48 KB)", thread_name(*S.current, a, sizeof a), name, file, offset + bytes, kSharedLimit);
+    size_t static_bytes = offset + bytes - (S.dynamic_bytes + 15) / 16 * 16;
+    if (static_bytes > kStaticSharedLimit || offset + bytes > S.block_shared_limit ||
+        S.static_count == sizeof S.statics / sizeof S.statics[0]) {
+        fault(cudaErrorLaunchFailure, "%s: __shared__ %s (%s) would take the block's static shared memory to %zu "
+              "bytes (and all of it to %zu); the limits are 48 KB of static and 227 KB in all",
+              thread_name(*S.current, a, sizeof a), name, file, static_bytes, offset + bytes);
         abandon_from_fiber();
     }
     S.statics[S.static_count++] = {site, offset};

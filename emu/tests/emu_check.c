@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <cuda_runtime_api.h>
+#include <emu_control.h>
 
 #include "kit.h"
 

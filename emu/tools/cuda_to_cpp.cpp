@@ -14,9 +14,14 @@
  *       (emu_kernel.h overloads `*` for a kernel and a pending launch; the kernel expression
  *       before `<<<` is left alone, so templates and namespaces work).
  *   __shared__ T name[N];  /  extern __shared__ T name[];      (inside a function)
- *       become   EMU_SHARED(T, name, [N]);  /  EMU_EXTERN_SHARED(T, name);
- *       so every block gets its own shared memory, and each later `name[` in that scope
- *       becomes `name(__LINE__)[`: an index outside the array is reported with its line.
+ *       become, on the same line,
+ *         static const char emu_shared_site_name = 0;
+ *         typename ::emu::shared_decl<T [N]>::type name = ::emu::shared_decl<T [N]>::make(...);
+ *       /  ::emu::shared_view<T> name = ::emu::extern_shared<T>("name", __FILE__);
+ *       (written out, not as macros: the stage file sees no emulator macro), so every block
+ *       gets its own shared memory, and each later `name[` in that scope becomes
+ *       `name(__LINE__)[`: an index outside the array is reported with its line. Other uses of
+ *       a shared array's name become the array's pointer or size (see identifier()).
  *
  * Comments, string and character literals and preprocessor lines are copied untouched.
  * Shapes it does not recognise (several names in one declaration, shared memory at file
@@ -41,6 +46,7 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 struct SharedName {
     std::string name;
     int depth;
+    enum Kind { SCALAR, ARRAY, EXTERN } kind;
 };
 
 class Rewriter {
@@ -180,14 +186,54 @@ private:
             shared_.pop_back();
     }
 
-    bool is_shared_name(const std::string &word) const
+    /** The innermost shared variable called \p word, or null. */
+    const SharedName *shared_name(const std::string &word) const
     {
-        for (const SharedName &s : shared_)
-            if (s.name == word)
-                return true;
-        return false;
+        for (size_t k = shared_.size(); k-- > 0;)
+            if (shared_[k].name == word)
+                return &shared_[k];
+        return nullptr;
     }
 
+    /** The first character after position \p k of the input that is not a space. */
+    char next_significant(size_t k) const
+    {
+        while (k < in_.size() && std::isspace(static_cast<unsigned char>(in_[k])))
+            k++;
+        return k < in_.size() ? in_[k] : '\0';
+    }
+
+    /** Whether the output (before the word just copied) ends with `sizeof` and, if \p paren,
+     *  an opening parenthesis after it. */
+    bool after_sizeof(size_t word_size, bool paren) const
+    {
+        size_t k = out_.size() - word_size;
+        auto skip_space = [&]() {
+            while (k > 0 && std::isspace(static_cast<unsigned char>(out_[k - 1])))
+                k--;
+        };
+        skip_space();
+        if (paren) {
+            if (k == 0 || out_[k - 1] != '(')
+                return false;
+            k--;
+            skip_space();
+        }
+        static const std::string keyword = "sizeof";
+        return k >= keyword.size() && out_.compare(k - keyword.size(), keyword.size(), keyword) == 0 &&
+               (k == keyword.size() || !is_ident_char(out_[k - keyword.size() - 1]));
+    }
+
+    /*
+     * A use of a shared array, which is a checked view (emu_kernel.h), not an array:
+     *   name[i]         -> name(__LINE__)[i]       the index is checked, with its line
+     *   sizeof(name)    -> sizeof(typename decltype(name)::array_type)    the array's size,
+     *   sizeof name     -> sizeof (typename decltype(name)::array_type)   as on a GPU
+     *   name elsewhere  -> name.data               the array as a pointer, as it decays on a
+     *                                              GPU: casts (reinterpret_cast<int4 *>(name)),
+     *                                              arithmetic, arguments
+     * A scalar __shared__ variable is a reference: nothing to rewrite.
+     */
     void identifier()
     {
         size_t start = pos_;
@@ -197,14 +243,32 @@ private:
         if (word == "__shared__" && brace_ > 0 && shared_declaration())
             return;
         out_ += word;
-        if (is_shared_name(word) && previous_significant_before(word) != '.' &&
-            previous_significant_before(word) != '>' && previous_significant_before(word) != ':') {
-            size_t k = pos_;
-            while (k < in_.size() && (in_[k] == ' ' || in_[k] == '\t'))
-                k++;
-            if (k < in_.size() && in_[k] == '[')
-                out_ += "(__LINE__)";
+        const SharedName *shared = shared_name(word);
+        if (!shared || shared->kind == SharedName::SCALAR)
+            return;
+        char before = previous_significant_before(word);
+        if (before == '.' || before == '>' || before == ':')
+            return; /* a member or a qualified name that happens to have the same name */
+        char after = next_significant(pos_);
+        if (after == '[') {
+            out_ += "(__LINE__)";
+        } else if (shared->kind == SharedName::ARRAY && after == ')' && after_sizeof(word.size(), true)) {
+            out_.erase(out_.size() - word.size());
+            out_ += "typename decltype(" + word + ")::array_type";
+        } else if (shared->kind == SharedName::ARRAY && after_sizeof(word.size(), false)) {
+            out_.erase(out_.size() - word.size());
+            out_ += "(typename decltype(" + word + ")::array_type)";
+        } else if (after != '(' && after != '.' && !(after == '-' && peek_after(pos_, '>'))) {
+            out_ += ".data";
         }
+    }
+
+    /** Whether the first significant character after \p k is followed by \p c. */
+    bool peek_after(size_t k, char c) const
+    {
+        while (k < in_.size() && std::isspace(static_cast<unsigned char>(in_[k])))
+            k++;
+        return k + 1 < in_.size() && in_[k + 1] == c;
     }
 
     char previous_significant_before(const std::string &word) const
@@ -223,11 +287,16 @@ private:
         if (semicolon == std::string::npos)
             return false;
         std::string decl = in_.substr(pos_, semicolon - pos_);
-        if (decl.find_first_of(",=(){}\"'/#") != std::string::npos)
+        /* one name, no initialiser, no comment or string inside; the sizes may be expressions
+         * (`[2 * (blockSize / 32)]`) */
+        if (decl.find_first_of(",={}\"'#") != std::string::npos || decl.find("//") != std::string::npos ||
+            decl.find("/*") != std::string::npos)
             return false;
         size_t bracket = decl.find('[');
         std::string head = decl.substr(0, bracket == std::string::npos ? decl.size() : bracket);
         std::string dims = bracket == std::string::npos ? "" : decl.substr(bracket);
+        if (head.find_first_of("()/") != std::string::npos)
+            return false;
         size_t name_end = head.find_last_not_of(" \t\n");
         if (name_end == std::string::npos || !is_ident_char(head[name_end]))
             return false;
@@ -261,12 +330,18 @@ private:
             inner.erase(std::remove_if(inner.begin(), inner.end(), ::isspace), inner.end());
             if (inner != "[]")
                 return false;
-            out_ += "EMU_EXTERN_SHARED(" + flat_type + ", " + name + ")" + newlines;
+            out_ += "::emu::shared_view<" + flat_type + "> " + name + " = ::emu::extern_shared<" + flat_type +
+                    ">(\"" + name + "\", __FILE__)" + newlines;
         } else {
-            out_ += "EMU_SHARED(" + flat_type + ", " + name + ", " + flat_dims + ")" + newlines;
+            std::string decl_type = flat_type + " " + flat_dims;
+            out_ += "static const char emu_shared_site_" + name + " = 0; typename ::emu::shared_decl<" + decl_type +
+                    ">::type " + name + " = ::emu::shared_decl<" + decl_type + ">::make(&emu_shared_site_" + name +
+                    ", \"" + name + "\", __FILE__)" + newlines;
         }
         pos_ = semicolon; /* the ';' is copied by the main loop */
-        shared_.push_back({name, brace_});
+        shared_.push_back({name, brace_,
+                           is_extern ? SharedName::EXTERN
+                                     : (dims.find('[') != std::string::npos ? SharedName::ARRAY : SharedName::SCALAR)});
         return true;
     }
 

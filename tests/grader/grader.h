@@ -12,10 +12,15 @@
  *   - sanitizer: the same executable runs a few small cases once (kit_grade_run_once()) under
  *     compute-sanitizer's racecheck, synccheck, memcheck and initcheck (tests/sanitize.sh).
  *
- * Everything GPU-related goes through the harness API in common/kit.h, never through CUDA
- * directly, so the grader links against any implementation of that API. The files split
- * into host-only parts (config, diagnosis, speedup rule, result files, report: library
- * kit_grader_host, tested in CI without a GPU) and the parts that run stages (kit_grader).
+ * Two processes, so that student code never writes its own grade:
+ *   - the runner (runner.c + runs.c, library kit_grader_runs) links one stage file, the
+ *     reference stages it is timed against and the harness (common/kit.h, on a GPU or on the
+ *     CPU emulator); it runs the cases and answers on a pipe, in a sandbox (sandbox.c);
+ *   - kit_grade (grade.c) never loads student code and never calls CUDA: it audits the
+ *     compiled stage file (audit.c), asks the runner, checks every answer itself (the exact
+ *     sums are recomputed from n, pattern and seed), decides, and writes the result files.
+ * The host-only parts (config, diagnosis, speedup rule, result files, report, audit,
+ * sandbox: library kit_grader_host) are tested in CI without a GPU.
  */
 #ifndef KIT_GRADER_H
 #define KIT_GRADER_H
@@ -130,6 +135,8 @@ typedef struct kit_speedup {
     int samples;         /**< samples per implementation */
     int attempts;
     int within_noise;    /**< passed only within the measurement's noise */
+    double copy_ms;      /**< a device-to-device copy of the same n ints, measured in the same run */
+    double floor_ms;     /**< no repetition may be faster (kit_read_floor_ms of the copy) */
     kit_verdict verdict;
 } kit_speedup;
 
@@ -155,6 +162,8 @@ typedef struct kit_result {
     kit_outcome outcome;
     char message[2048];
     double achieved, required, reference, spread; /**< speedup only; 0 when not measured */
+    size_t timed_n;                /**< speedup only: the n chosen at random for this run */
+    unsigned long long timed_seed; /**< speedup only: the input's seed */
     char gpu[256];
 } kit_result;
 
@@ -210,38 +219,27 @@ void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *g
 kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
                                  kit_error *err);
 
+/** n = KIT_MAX_N (2^30 ints, 4 GiB) at every block size: what only a huge n shows (32-bit overflows). */
+kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err);
+
 /** The same two inputs ten times at every block size: a race shows as answers that differ. */
 kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err);
 
-/** The speedup case; \p s gets the numbers and verdict. KIT_OK unless a run failed. */
+/**
+ * The speedup case at n = config->speedup_n with input \p seed (the grader picks both at random
+ * for each run); \p s gets the numbers and verdict. Every timed repetition runs on a changed
+ * input and is checked, and none may beat the copy-bandwidth floor. KIT_OK unless a run failed.
+ */
 kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *student,
-                             const kit_stage *reference_table, kit_speedup *s, kit_error *err);
+                             const kit_stage *reference_table, unsigned long long seed, kit_speedup *s,
+                             kit_error *err);
 
 /** A few small checked runs, no forking: what compute-sanitizer runs. Returns an exit code. */
 int kit_grade_run_once(const kit_stage *stage, FILE *out);
 
-/** The grader's command line (tests/grader/suite.c prints the usage). */
-typedef struct kit_grade_args {
-    const char *part;     /**< "correctness", "speedup" or "all" */
-    const char *impl;     /**< "labs" or "solutions" */
-    const char *kernel;   /**< grade_corpus: the known-wrong kernel */
-    const char *results;  /**< folder for result files, or NULL */
-    const char *logs;     /**< folder for Check's XML and TAP logs, or NULL */
-    const char *config;   /**< grading rules file, or NULL */
-    int run_once;         /**< the sanitizer driver instead of the Check suite */
-    int probe_gpu;        /**< only say whether a GPU is usable (exit 0, or 77) */
-    int emulated;         /**< on the CPU emulator: correctness only, n <= KIT_EMULATED_MAX_N,
-                               written as the emulated part (set by tests/grade_emulated.c) */
-} kit_grade_args;
-
-/** Parses argv; prints a message and returns 0 on a bad command line. */
-int kit_grade_parse_args(int argc, char **argv, kit_grade_args *args);
-
-/**
- * Grades \p stage: runs its Check suite (or the sanitizer driver), writes the result files,
- * and returns the exit code. \p reference_table is what the speedup case compares with.
- */
-int kit_grade_run(const kit_grade_args *args, const kit_stage *stage, const kit_stage *reference_table);
+/** The sum of input \p pattern with \p seed over \p n ints, computed without storing them
+ *  (the grader recomputes every case a runner reports; common/input.c). */
+int64_t kit_pattern_sum(size_t n, kit_pattern pattern, uint64_t seed);
 
 #ifdef __cplusplus
 }

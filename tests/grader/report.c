@@ -13,23 +13,27 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     g->stage = stage;
     for (int p = 0; p < KIT_PART_COUNT; p++)
         kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
-    /* A part ran when it passed or failed; the GPU's results decide where they ran. */
+    /* A part ran when it passed or failed. Where a GPU and the CPU emulator both graded the
+     * stage, both must pass: the emulator sees what the GPU's tools miss (a static shared array
+     * overflowing into dynamic shared memory, write races on global memory). */
 #define RAN(p) (g->parts[p].outcome == KIT_OUTCOME_PASS || g->parts[p].outcome == KIT_OUTCOME_FAIL)
-    g->emulated_correctness = !RAN(KIT_PART_CORRECTNESS) && RAN(KIT_PART_EMULATED);
-    int correct = g->parts[g->emulated_correctness ? KIT_PART_EMULATED : KIT_PART_CORRECTNESS].outcome ==
-                  KIT_OUTCOME_PASS;
-    int fast = g->parts[KIT_PART_SPEEDUP].outcome == KIT_OUTCOME_PASS;
-    int sanitizer_ran = 0;
-    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+#define PASSED(p) (g->parts[p].outcome == KIT_OUTCOME_PASS)
+    int gpu_correctness = RAN(KIT_PART_CORRECTNESS), emulated_correctness = RAN(KIT_PART_EMULATED);
+    g->emulated_correctness = !gpu_correctness && emulated_correctness;
+    int correct = (gpu_correctness || emulated_correctness) && (!gpu_correctness || PASSED(KIT_PART_CORRECTNESS)) &&
+                  (!emulated_correctness || PASSED(KIT_PART_EMULATED));
+    int fast = PASSED(KIT_PART_SPEEDUP);
+    int sanitizer_ran = 0, sanitizer_clean = 1;
+    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++) {
         sanitizer_ran |= RAN(p);
-    g->emulated_races = !sanitizer_ran && RAN(KIT_PART_EMULATED_RACES);
+        sanitizer_clean &= PASSED(p);
+    }
+    int races_ran = RAN(KIT_PART_EMULATED_RACES);
+    g->emulated_races = !sanitizer_ran && races_ran;
+    int clean = (sanitizer_ran || races_ran) && (!sanitizer_ran || sanitizer_clean) &&
+                (!races_ran || PASSED(KIT_PART_EMULATED_RACES));
 #undef RAN
-    int clean = 1;
-    if (g->emulated_races)
-        clean = g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_PASS;
-    else
-        for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
-            clean &= g->parts[p].outcome == KIT_OUTCOME_PASS;
+#undef PASSED
     const int earned[3] = {correct, correct && fast, correct && clean};
     for (int i = 0; i < 3; i++) {
         g->part_max[i] = config->points[stage][i];
@@ -66,8 +70,11 @@ static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
                 size_t used = strlen(out);
                 snprintf(out + used, size - used, " %s", kit_part_name((kit_part)p));
             }
+    } else if (g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_FAIL) {
+        snprintf(out, size, "FAIL: race (emulated)");
     } else if (pass == KIT_SANITIZER_PARTS) {
-        snprintf(out, size, "clean (4 tools)");
+        snprintf(out, size, "clean (4 tools%s)",
+                 g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_PASS ? ", emulator" : "");
     } else if (skip) {
         snprintf(out, size, "skipped");
     } else if (pass) {
@@ -80,13 +87,21 @@ static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
 /* The correctness result that counts: the GPU's, or the emulator's where no GPU graded it. */
 static const kit_result *correctness_of(const kit_stage_grade *g)
 {
+    if (!g->emulated_correctness && g->parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_PASS &&
+        g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_FAIL)
+        return &g->parts[KIT_PART_EMULATED]; /* the failure is the news */
     return &g->parts[g->emulated_correctness ? KIT_PART_EMULATED : KIT_PART_CORRECTNESS];
 }
 
-/* "pass", "FAIL", "pass (emulated)", ... */
+/* "pass", "FAIL", "pass (emulated)", "FAIL (emulator)": the GPU passed it, the emulator did not */
 static void correctness_cell(char *out, size_t size, const kit_stage_grade *g)
 {
-    snprintf(out, size, "%s%s", outcome_word(correctness_of(g)->outcome), g->emulated_correctness ? " (emulated)" : "");
+    if (!g->emulated_correctness && g->parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_PASS &&
+        g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_FAIL)
+        snprintf(out, size, "FAIL (emulator)");
+    else
+        snprintf(out, size, "%s%s", outcome_word(correctness_of(g)->outcome),
+                 g->emulated_correctness ? " (emulated)" : "");
 }
 
 static void speedup_cell(char *out, size_t size, const kit_result *r, int emulated)
@@ -127,6 +142,17 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
         emulated += g->emulated_correctness || g->emulated_races;
     }
     fprintf(out, "%-6s %-16s %-28s %-26s %g / %g\n", "total", "", "", "", score, max_score);
+    /* The speed cases' n and seed are drawn for each run: say which were timed. */
+    int timed = 0;
+    for (int i = 0; i < count; i++) {
+        const kit_result *r = &grades[i].parts[KIT_PART_SPEEDUP];
+        if (r->timed_n == 0)
+            continue;
+        fprintf(out, "%s stage %d n = %zu seed %llu", timed++ ? ";" : "\nTimed (n and seed drawn for this run):",
+                grades[i].stage, r->timed_n, r->timed_seed);
+    }
+    if (timed)
+        fprintf(out, "\n");
 
     int notes = 0;
     for (int i = 0; i < count; i++)
@@ -227,7 +253,9 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
         snprintf(text, sizeof text, "%s", sanitizer);
         for (int p = KIT_PART_RACECHECK; p < KIT_PART_COUNT; p++) {
             used = strlen(text);
-            int shown = g->emulated_races ? p == KIT_PART_EMULATED_RACES : KIT_PART_IS_SANITIZER(p);
+            int shown = g->emulated_races ? p == KIT_PART_EMULATED_RACES
+                                          : KIT_PART_IS_SANITIZER(p) || (p == KIT_PART_EMULATED_RACES &&
+                                                                         g->parts[p].outcome == KIT_OUTCOME_FAIL);
             if (shown && (g->emulated_races || g->parts[p].outcome != KIT_OUTCOME_PASS) && g->parts[p].message[0])
                 snprintf(text + used, sizeof text - used, "\n%s: %s", kit_part_name((kit_part)p), g->parts[p].message);
         }

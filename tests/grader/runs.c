@@ -172,6 +172,22 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
     return status;
 }
 
+kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err)
+{
+    /* KIT_MAX_N = 2^30 ints (4 GiB): byte offsets past 2^31 overflow a signed int here, and
+     * only here. Random input, every block size; the input is checked unchanged each run. */
+    kit_workspace ws;
+    kit_status status = kit_workspace_init(&ws, KIT_MAX_N, err);
+    ws.timeout_s = 4 * KIT_GRADE_TIMEOUT_S;
+    if (status == KIT_OK)
+        status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 30, err);
+    int alive = 1;
+    for (unsigned t = stage->min_threads; status == KIT_OK && alive && t <= stage->max_threads; t *= 2)
+        alive = run_case(stage, &ws, t, 1, log);
+    release(&ws, alive ? status : log->cases[log->count - 1].status);
+    return status;
+}
+
 kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err)
 {
     const size_t sizes[] = {((size_t)1 << 20) + 7, 6149};
@@ -195,7 +211,8 @@ kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_erro
 enum { STUDENT, REFERENCE, STAGE1, SERIES };
 
 kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *student,
-                             const kit_stage *reference_table, kit_speedup *s, kit_error *err)
+                             const kit_stage *reference_table, unsigned long long seed, kit_speedup *s,
+                             kit_error *err)
 {
     memset(s, 0, sizeof *s);
     const kit_stage *stages[SERIES] = {student, kit_find_stage(reference_table, student->number),
@@ -211,8 +228,16 @@ kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *st
     kit_workspace ws;
     kit_status status = kit_workspace_init(&ws, config->speedup_n, err);
     if (status == KIT_OK)
-        status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 7, err);
+        status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, seed, err);
     ws.timeout_s = 2 * KIT_GRADE_TIMEOUT_S;
+    /* The floor: no repetition may beat reading n ints at 1.5x the copy bandwidth measured
+     * here and now (a kernel that remembers its answer takes microseconds). */
+    kit_timing copy;
+    if (status == KIT_OK && (status = kit_time_copy(&ws, 2, 10, &copy, err)) == KIT_OK) {
+        s->copy_ms = copy.median_ms;
+        s->floor_ms = kit_read_floor_ms(ws.n, &copy);
+        ws.min_rep_ms = s->floor_ms;
+    }
     int got = 0;
     if (status == KIT_OK && (status = kit_run_checked(student, &ws, threads, &got, err)) != KIT_OK) {
         char cause[sizeof err->message];

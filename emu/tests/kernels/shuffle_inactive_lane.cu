@@ -1,8 +1,14 @@
 /*
- * Emulator fixture (stage 5's slot): the mask names lanes 0-15, the shuffle reads beyond them.
+ * Emulator fixture (stage 5's slot): the mask names lanes 0-15, and the upper ones read beyond it.
  *
- * __shfl_down_sync(0x0000ffff, v, 8) in lane 8 reads lane 16, which is not in the mask: CUDA
- * gives an undefined value. The emulator reports the reading lane and the line.
+ * __shfl_down_sync(0x0000ffff, v, 8) in lanes 8-15 reads lanes 16-23, which are not in the
+ * mask. CUDA leaves that value undefined; it does not fault. Lane 0's result never depends
+ * on it (lane 0 reads lane 8, 4, 2, 1 of values that came from lanes 0-15 only), so this
+ * half-warp reduction gives the exact sum on a GPU, and must on the emulator: a shuffle from
+ * a lane outside the mask returns an unspecified value there too (0x5EEDF00D, so a result that
+ * does use it is visibly wrong) and is no error. It used to be a fault in the emulator, which
+ * rejected this valid kernel. It must be accepted: exact in every thread order, and no race
+ * under ThreadSanitizer.
  */
 #include "stage.h"
 

@@ -1,0 +1,63 @@
+/**
+ * \file emu/include/emu_control.h
+ * \brief The emulator's own controls, for the kit's harness and test programs only.
+ *
+ * A stage file must not be able to tell the emulator from a GPU, so nothing here is visible
+ * to one: stage files see CUDA's API only (cuda_runtime_api.h), and that API answers like an
+ * sm_90 GPU (runtime.cpp). The harness side, compiled with KIT_EMULATOR (a compile definition
+ * that emu/CMakeLists.txt sets on the emu_harness_* libraries and hands on to the programs
+ * that link them, never to stage files), gets this header through cuda_runtime_api.h; a
+ * program may also include it directly.
+ *
+ * Plain C, like the harness.
+ */
+#ifndef EMU_CONTROL_H
+#define EMU_CONTROL_H
+
+#include "cuda_runtime_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The order in which the emulator resumes a block's threads after each barrier. */
+typedef enum emu_order {
+    EMU_ORDER_FORWARD = 0, /**< thread 0, 1, 2, ... */
+    EMU_ORDER_REVERSE,     /**< the last thread first */
+    EMU_ORDER_RANDOM       /**< a new seeded shuffle at every barrier */
+} emu_order;
+
+/** Sets the thread order (and the seed of EMU_ORDER_RANDOM) for the next launches. */
+void emu_set_order(emu_order order, unsigned long long seed);
+/** Name of an order ("forward", "reverse", "random"). */
+const char *emu_order_name(emu_order order);
+/** 1 in the race-detection build (ThreadSanitizer), 0 otherwise. */
+int emu_race_mode(void);
+
+/** What the harness calls the device in its reports: "the kit's CPU emulator (no GPU)". */
+const char *emu_device_description(void);
+
+/**
+ * The harness's view of the device: cudaGetDeviceProperties() as a stage file sees it (an
+ * sm_90 GPU: SM count, threads per SM, shared memory, ...), except that the name is
+ * emu_device_description() and nothing claims a memory bandwidth (memoryBusWidth 0).
+ */
+cudaError_t emu_get_device_properties(struct cudaDeviceProp *prop, int device);
+/** cudaDeviceGetAttribute(), the harness's view: 0 for the memory clock and bus width. */
+cudaError_t emu_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device);
+
+/*
+ * In the harness's own code (KIT_EMULATOR), the two device queries give the harness's view,
+ * so common/harness.c reports "the kit's CPU emulator (no GPU)" without a line of its own
+ * about the emulator. Define EMU_NO_HARNESS_VIEW before including to get the GPU's answers.
+ */
+#if defined(KIT_EMULATOR) && !defined(EMU_NO_HARNESS_VIEW)
+#define cudaGetDeviceProperties emu_get_device_properties
+#define cudaDeviceGetAttribute emu_device_get_attribute
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMU_CONTROL_H */

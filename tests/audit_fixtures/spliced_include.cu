@@ -1,0 +1,18 @@
+/* Audit fixture, forbidden: hides an include of Thrust behind a line splice (#inc\ + newline + lude). */
+#include "stage.h"
+#inc\
+lude <thrust/reduce.h>
+
+static __global__ void nothing(int *out)
+{
+    out[0] = 0;
+}
+
+static size_t launch_spliced_include(const int *in, int *out, size_t n, unsigned threads)
+{
+    (void)in, (void)n, (void)threads;
+    nothing<<<1, 1>>>(out);
+    return 1;
+}
+
+KIT_REGISTER_STAGE(spliced_include, launch_spliced_include)

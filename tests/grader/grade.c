@@ -1,0 +1,690 @@
+/**
+ * \file grade.c
+ * \brief kit_grade: grades one stage file without ever loading it.
+ *
+ *     kit_grade correctness|speedup|emulated --stage K --runner PROGRAM --object FILE.o --source FILE.cu
+ *               [--shown PATH] [--results DIR] [--logs DIR] [--config FILE] [--speed-n N --speed-seed S]
+ *     kit_grade probe --stage K --runner PROGRAM       is a GPU usable (through the sandbox)? exit 0, or 77
+ *     kit_grade sandbox [--timeout S] -- PROGRAM ARGS  run a runner sandboxed (for tests/sanitize.sh and
+ *                                                      tests/emulated_races.sh): its exit status once it
+ *                                                      said "done", else 90 and why
+ *
+ * Every verdict is made here, in a process that has not loaded student code:
+ *   1. the audit (audit.c) reads the compiled stage file: what it calls, which kernels it
+ *      embeds, what it includes; calling anything but its own kernels fails correctness and speed;
+ *   2. the stage runs in its runner (runner.c), sandboxed (sandbox.c), which answers on a pipe;
+ *   3. every answer is checked here: each case's exact sum is recomputed from n, pattern and
+ *      seed, the speed rule is decided from the medians, and a runner that ends early, forks or
+ *      answers twice gets nothing;
+ *   4. the result files for the report (results.c) are written here, and only here.
+ * Each check is a Check test, run in a forked child with a time limit (no CUDA in this process,
+ * so forking is safe).
+ */
+#define _DEFAULT_SOURCE /* realpath */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "grader.h"
+#include "sandbox.h"
+
+/* ---------------------------------------------------------------- the command line */
+
+typedef struct grade_args {
+    const char *part;     /* correctness, speedup, emulated, probe, sandbox */
+    int stage;
+    const char *runner, *object, *source, *shown;
+    const char *results, *logs, *config;
+    const char *nm, *objdump, *cuobjdump;
+    size_t speed_n;       /* 0: chosen at random now */
+    unsigned long long speed_seed;
+    int speed_seed_given;
+    double timeout_s;
+    char **command;       /* sandbox: the program and its arguments */
+} grade_args;
+
+static grade_args args;
+static kit_grade_config config;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kit_grade correctness|speedup|emulated --stage K --runner PROGRAM --object FILE.o --source FILE.cu\n"
+            "                 [--shown PATH] [--results DIR] [--logs DIR] [--config FILE]\n"
+            "                 [--speed-n N --speed-seed S] [--nm NM --objdump OBJDUMP --cuobjdump CUOBJDUMP]\n"
+            "       kit_grade probe --stage K --runner PROGRAM\n"
+            "       kit_grade sandbox [--timeout SECONDS] -- PROGRAM [ARGS...]\n"
+            "Grades stage K's file: the audit of what it calls, then its runner, sandboxed, with every answer\n"
+            "checked here. Exit status: 0 passed, 1 failed, 2 bad usage, 77 no GPU (1 with KIT_REQUIRE_GPU=1).\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+    memset(&args, 0, sizeof args);
+    args.timeout_s = 600;
+    if (argc < 2) {
+        usage(stderr);
+        return 0;
+    }
+    args.part = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            args.command = argv + i + 1;
+            break;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "kit_grade: %s needs a value\n", a);
+            return 0;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--stage") == 0)
+            args.stage = atoi(v);
+        else if (strcmp(a, "--runner") == 0)
+            args.runner = v;
+        else if (strcmp(a, "--object") == 0)
+            args.object = v;
+        else if (strcmp(a, "--source") == 0)
+            args.source = v;
+        else if (strcmp(a, "--shown") == 0)
+            args.shown = v;
+        else if (strcmp(a, "--results") == 0)
+            args.results = *v ? v : NULL;
+        else if (strcmp(a, "--logs") == 0)
+            args.logs = *v ? v : NULL;
+        else if (strcmp(a, "--config") == 0)
+            args.config = v;
+        else if (strcmp(a, "--nm") == 0)
+            args.nm = v;
+        else if (strcmp(a, "--objdump") == 0)
+            args.objdump = v;
+        else if (strcmp(a, "--cuobjdump") == 0)
+            args.cuobjdump = v;
+        else if (strcmp(a, "--speed-n") == 0)
+            args.speed_n = strtoull(v, NULL, 0);
+        else if (strcmp(a, "--speed-seed") == 0) {
+            args.speed_seed = strtoull(v, NULL, 0);
+            args.speed_seed_given = 1;
+        } else if (strcmp(a, "--timeout") == 0)
+            args.timeout_s = atof(v);
+        else {
+            fprintf(stderr, "kit_grade: unknown option '%s'\n", a);
+            usage(stderr);
+            return 0;
+        }
+    }
+    if (strcmp(args.part, "sandbox") == 0) {
+        if (!args.command || !args.command[0]) {
+            fprintf(stderr, "kit_grade sandbox: give the program after --\n");
+            return 0;
+        }
+        return 1;
+    }
+    const char *parts[] = {"correctness", "speedup", "emulated", "probe"};
+    int known = 0;
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
+        known |= strcmp(args.part, parts[p]) == 0;
+    if (!known) {
+        fprintf(stderr, "kit_grade: unknown part '%s'\n", args.part);
+        usage(stderr);
+        return 0;
+    }
+    if (args.stage < 1 || args.stage > KIT_STAGE_COUNT || !args.runner) {
+        fprintf(stderr, "kit_grade: give --stage 1..%d and --runner\n", KIT_STAGE_COUNT);
+        return 0;
+    }
+    if (strcmp(args.part, "probe") != 0 && (!args.object || !args.source)) {
+        fprintf(stderr, "kit_grade: give --object and --source: the stage file is audited before it runs\n");
+        return 0;
+    }
+    if (!args.shown)
+        args.shown = args.source;
+    return 1;
+}
+
+static int no_gpu_exit_code(void)
+{
+    const char *require = getenv("KIT_REQUIRE_GPU");
+    return require && strcmp(require, "1") == 0 ? 1 : 77;
+}
+
+/* ---------------------------------------------------------------- talking to the runner */
+
+/* What a runner said, checked line by line. */
+typedef struct runner_reply {
+    kit_sandbox_result run;
+    char device[256];
+    int devices, dones;
+    kit_case_log log;
+    int has_speedup;
+    kit_speedup speedup;
+    size_t speed_n;
+    unsigned long long speed_seed;
+    kit_status error_status;
+    char error[1024];
+    char skip[1024];
+    char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
+} runner_reply;
+
+/* The exact sum of a case's input, recomputed here (cached: repeats reuse an input). */
+static int expected_for(size_t n, kit_pattern pattern, unsigned long long seed)
+{
+    static size_t last_n = 0;
+    static kit_pattern last_pattern;
+    static unsigned long long last_seed;
+    static int last = 0;
+    if (n != last_n || pattern != last_pattern || seed != last_seed) {
+        last = kit_expected_int(kit_pattern_sum(n, pattern, seed));
+        last_n = n;
+        last_pattern = pattern;
+        last_seed = seed;
+    }
+    return last;
+}
+
+/* "message=" runs to the end of the line. */
+static const char *message_of(const char *line)
+{
+    const char *m = strstr(line, " message=");
+    return m ? m + strlen(" message=") : "";
+}
+
+static int parse_case(const char *line, kit_case *c)
+{
+    char pattern[32];
+    int status = 0;
+    memset(c, 0, sizeof *c);
+    if (sscanf(line, "case n=%zu threads=%u pattern=%31s seed=%llu repeat=%d status=%d got=%d", &c->n, &c->threads,
+               pattern, &c->seed, &c->repeat, &status, &c->got) != 7)
+        return 0;
+    kit_error err;
+    if (kit_pattern_parse(pattern, &c->pattern, &err) != KIT_OK || status < 0 || status > KIT_TOO_FAST ||
+        c->n < 1 || c->n > KIT_MAX_N)
+        return 0;
+    c->status = (kit_status)status;
+    snprintf(c->message, sizeof c->message, "%s", message_of(line));
+    /* The runner's word is not enough: the sum must be the one computed here. */
+    c->expected = expected_for(c->n, c->pattern, c->seed);
+    if (c->status == KIT_OK && c->got != c->expected) {
+        c->status = KIT_WRONG_RESULT;
+        snprintf(c->message, sizeof c->message,
+                 "stage %d, n = %zu, %u threads, %s input, seed %llu: expected %d, got %d (the runner reported it "
+                 "as right; the grader's own sum says otherwise)",
+                 args.stage, c->n, c->threads, pattern, c->seed, c->expected, c->got);
+    }
+    return 1;
+}
+
+static void parse_reply(runner_reply *r)
+{
+    char *text = r->run.reply ? r->run.reply : "";
+    for (char *line = text; *line;) {
+        char *end = strchr(line, '\n');
+        if (!end)
+            break; /* a line without its newline was cut off: ignored */
+        *end = '\0';
+        kit_case c;
+        if (strncmp(line, "device ", 7) == 0) {
+            r->devices++;
+            snprintf(r->device, sizeof r->device, "%s", line + 7);
+        } else if (strcmp(line, "done") == 0) {
+            r->dones++;
+        } else if (strncmp(line, "case ", 5) == 0 && parse_case(line, &c)) {
+            kit_case_log_add(&r->log, &c);
+        } else if (strncmp(line, "speedup ", 8) == 0 &&
+                   sscanf(line, "speedup n=%zu seed=%llu threads=%*u student=%lf reference=%lf stage1=%lf spread=%lf "
+                                "samples=%d attempts=%d copy=%lf floor=%lf",
+                          &r->speed_n, &r->speed_seed, &r->speedup.student_ms, &r->speedup.reference_ms,
+                          &r->speedup.stage1_ms, &r->speedup.spread, &r->speedup.samples, &r->speedup.attempts,
+                          &r->speedup.copy_ms, &r->speedup.floor_ms) == 10) {
+            r->has_speedup++;
+        } else if (strncmp(line, "error status=", 13) == 0) {
+            r->error_status = (kit_status)atoi(line + 13);
+            snprintf(r->error, sizeof r->error, "%s", message_of(line));
+        } else if (strncmp(line, "skip ", 5) == 0) {
+            snprintf(r->skip, sizeof r->skip, "%s", line + 5);
+        } else if (strcmp(line, "races differ") == 0) {
+            snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
+        } else if (!r->problem[0]) {
+            snprintf(r->problem, sizeof r->problem,
+                     "stage %d's program sent something the grader does not understand (\"%.120s\"); nothing it "
+                     "said counts", args.stage, line);
+        }
+        line = end + 1;
+    }
+    if (r->problem[0])
+        return;
+    if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1)
+        snprintf(r->problem, sizeof r->problem,
+                 "stage %d's program answered more than once (did it fork?); nothing it said counts", args.stage);
+    else if (r->dones == 0 || (r->devices == 0 && !r->error[0])) {
+        char how[128];
+        if (r->run.timed_out)
+            snprintf(how, sizeof how, "it did not finish within %.0f s and was stopped", args.timeout_s);
+        else if (!r->run.exited)
+            snprintf(how, sizeof how, "it was killed by signal %d", r->run.code);
+        else
+            snprintf(how, sizeof how, "it exited with status %d", r->run.code);
+        snprintf(r->problem, sizeof r->problem, "stage %d's program ended before the grader got a verdict (%s)%s%s",
+                 args.stage, how, r->error[0] ? ": " : "", r->error);
+    }
+}
+
+/* Runs the runner with one request, sandboxed, and checks its answer. */
+static void ask_runner(const char *program, char **request, double timeout_s, runner_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    char *argv[16];
+    int count = 0;
+    argv[count++] = (char *)program;
+    for (int i = 0; request[i] && count < 15; i++)
+        argv[count++] = request[i];
+    argv[count] = NULL;
+    char why[512];
+    args.timeout_s = timeout_s;
+    if (kit_sandbox_run(argv, NULL, timeout_s, &r->run, why, sizeof why) != 0) {
+        snprintf(r->problem, sizeof r->problem, "the grader could not start stage %d's program: %s", args.stage, why);
+        return;
+    }
+    parse_reply(r);
+}
+
+static void free_reply(runner_reply *r)
+{
+    kit_case_log_free(&r->log);
+    kit_sandbox_result_free(&r->run);
+}
+
+/* ---------------------------------------------------------------- the audit */
+
+static char audit_message[2048];
+static kit_audit_verdict audit_verdict = KIT_AUDIT_CLEAN;
+
+static void audit_once(void)
+{
+    kit_audit_tools tools = {args.nm, args.objdump, args.cuobjdump};
+    audit_verdict = kit_audit_stage(args.stage, args.object, args.source, args.shown, &tools, audit_message,
+                                    sizeof audit_message);
+}
+
+/* ---------------------------------------------------------------- the Check tests */
+
+/* Fails the running test unless every case the runner reported passed, with one message. */
+static void assert_runner_cases_passed(runner_reply *r, const char *what)
+{
+    if (r->problem[0]) {
+        free_reply(r);
+        ck_abort_msg("%s", r->problem);
+    }
+    static char message[4096];
+    int failed = kit_diagnose(args.stage, r->log.cases, r->log.count, message, sizeof message);
+    if (failed == 0 && r->error[0]) {
+        snprintf(message, sizeof message, "%s: %s", kit_status_name(r->error_status), r->error);
+        failed = 1;
+    }
+    if (failed == 0 && r->log.count == 0 && !r->skip[0]) {
+        snprintf(message, sizeof message, "stage %d's program reported no %s runs", args.stage, what);
+        failed = 1;
+    }
+    free_reply(r);
+    ck_assert_msg(failed == 0, "%s", message);
+}
+
+static char *request_correctness[] = {"correctness", NULL};
+static char *request_large[] = {"large", NULL};
+static char *request_repeats[] = {"repeats", NULL};
+static char *request_largest[] = {"largest", NULL};
+
+START_TEST(gives_the_exact_sum_at_every_size_block_size_and_input)
+{
+    runner_reply r;
+    ask_runner(args.runner, request_correctness, 120, &r);
+    assert_runner_cases_passed(&r, "correctness");
+}
+END_TEST
+
+START_TEST(gives_the_exact_sum_for_2_26_ints_at_every_block_size)
+{
+    runner_reply r;
+    ask_runner(args.runner, request_large, 120, &r);
+    assert_runner_cases_passed(&r, "2^26");
+}
+END_TEST
+
+START_TEST(gives_the_same_exact_sum_every_time_it_runs)
+{
+    runner_reply r;
+    ask_runner(args.runner, request_repeats, 120, &r);
+    assert_runner_cases_passed(&r, "repeated");
+}
+END_TEST
+
+/* Leaves a note for the parent's result file (the test passes: the rest decides). */
+static void leave_note(const char *note)
+{
+    printf("note: %s\n", note);
+    if (!args.results)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stage%d.note", args.results, args.stage);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n", note);
+        fclose(f);
+    }
+}
+
+START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
+{
+    /* 4 GiB on the GPU and ~10 GiB on the host: one stage at a time on this machine. */
+    int lock = open("/tmp/kit-grade-largest.lock", O_RDWR | O_CREAT, 0666);
+    if (lock >= 0)
+        flock(lock, LOCK_EX);
+    runner_reply r;
+    ask_runner(args.runner, request_largest, 240, &r);
+    if (lock >= 0)
+        close(lock);
+    if (!r.problem[0] && r.skip[0] && r.log.count == 0)
+        leave_note(r.skip);
+    assert_runner_cases_passed(&r, "2^30");
+}
+END_TEST
+
+START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+{
+    char max_n[32];
+    snprintf(max_n, sizeof max_n, "%zu", KIT_EMULATED_MAX_N);
+    char *request[] = {"correctness", "--max-n", max_n, NULL};
+    runner_reply r;
+    ask_runner(args.runner, request, 600, &r);
+    assert_runner_cases_passed(&r, "emulated");
+}
+END_TEST
+
+/* The speed case's n and seed: chosen now, unknown in advance (unless given, to repeat a run). */
+static void choose_speed_case(size_t *n, unsigned long long *seed)
+{
+    unsigned long long random[2] = {0, 0};
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, random, sizeof random) != (ssize_t)sizeof random) {
+        random[0] = (unsigned long long)getpid() * 0x9E3779B97F4A7C15ull;
+        random[1] = random[0] ^ (unsigned long long)time(NULL);
+    }
+    if (fd >= 0)
+        close(fd);
+    /* Odd (so not a power of two), and at most 1/64 below speedup.n: like for like. */
+    size_t base = config.speedup_n;
+    size_t span = base / 128 > 0 ? base / 128 : 1;
+    *n = args.speed_n ? args.speed_n : (base > 2 ? base - 1 - 2 * (size_t)(random[0] % span) : base);
+    *seed = args.speed_seed_given ? args.speed_seed : random[1] % 1000000007ull;
+}
+
+START_TEST(reaches_the_required_speedup_over_reference_stage_1)
+{
+    kit_result result;
+    memset(&result, 0, sizeof result);
+    size_t n;
+    unsigned long long seed;
+    choose_speed_case(&n, &seed);
+    char n_text[32], seed_text[32];
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    char *request[] = {"speedup", "--config", (char *)(args.config ? args.config : ""), "--n", n_text,
+                       "--seed", seed_text, NULL};
+    runner_reply r;
+    ask_runner(args.runner, request, 180, &r);
+    snprintf(result.gpu, sizeof result.gpu, "%s", r.device);
+    result.timed_n = n;
+    result.timed_seed = seed;
+    kit_speedup s = r.speedup;
+    if (r.problem[0]) {
+        result.outcome = KIT_OUTCOME_FAIL;
+        snprintf(result.message, sizeof result.message, "%s", r.problem);
+    } else if (r.error[0] || !r.has_speedup || r.speed_n != n || r.speed_seed != seed) {
+        result.outcome = KIT_OUTCOME_FAIL;
+        snprintf(result.message, sizeof result.message, "not timed at n = %zu, seed %llu: %s", n, seed,
+                 r.error[0] ? r.error : "the runner did not time the case it was asked to");
+    } else {
+        kit_speedup_decide(&config, args.stage, &s, 1);
+        result.outcome = s.verdict == KIT_VERDICT_PASS ? KIT_OUTCOME_PASS : KIT_OUTCOME_FAIL;
+        result.achieved = s.achieved;
+        result.required = s.required;
+        result.reference = s.reference;
+        result.spread = s.spread;
+        char rule[160];
+        if (config.min_speedup[args.stage] >= config.speedup_fraction * s.reference)
+            snprintf(rule, sizeof rule, "the configured minimum for stage %d; reference stage %d reached %.2fx",
+                     args.stage, args.stage, s.reference);
+        else
+            snprintf(rule, sizeof rule, "%.2g x reference stage %d's %.2fx in this run", config.speedup_fraction,
+                     args.stage, s.reference);
+        snprintf(result.message, sizeof result.message,
+                 "stage %d is %.2fx faster than reference stage 1; required %.2fx (%s). Timed at n = %zu (chosen "
+                 "at random for this run), seed %llu, %u threads, median of %d interleaved samples each, spread "
+                 "%.1f%%, %d attempt(s), the input changed and the sum checked before every repetition%s%s",
+                 args.stage, s.achieved, s.required, rule, n, seed, config.speedup_threads, s.samples, 100 * s.spread,
+                 s.attempts, s.within_noise ? "; passed within the measurement's noise" : "",
+                 result.outcome == KIT_OUTCOME_PASS ? ""
+                 : ". Is it still doing the work of an earlier stage (block count, loads per thread)?");
+    }
+    free_reply(&r);
+    kit_result_write(args.results, args.stage, KIT_PART_SPEEDUP, &result);
+    ck_assert_msg(result.outcome == KIT_OUTCOME_PASS, "%s", result.message);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- results */
+
+/* Turns Check's results for one test case into the part's result file. */
+static int record(SRunner *runner, const char *tcase, kit_part part, const char *device)
+{
+    kit_result r;
+    memset(&r, 0, sizeof r);
+    if (args.results)
+        kit_result_read(args.results, args.stage, part, &r); /* the numbers a child left */
+    TestResult **results = srunner_results(runner);
+    int total = srunner_ntests_run(runner), ran = 0, failed = 0;
+    char message[sizeof r.message] = "";
+    for (int i = 0; i < total; i++) {
+        if (strcmp(tr_tcname(results[i]), tcase) != 0)
+            continue;
+        ran++;
+        if (tr_rtype(results[i]) == CK_PASS)
+            continue;
+        failed++;
+        /* One message per cause: an unfilled skeleton fails every test the same way. */
+        const char *text = tr_msg(results[i]);
+        char head[64];
+        snprintf(head, sizeof head, "%s", text);
+        char *cut = strchr(head, '(');
+        if (cut)
+            *cut = '\0';
+        if (strstr(message, head))
+            continue;
+        size_t used = strlen(message);
+        snprintf(message + used, sizeof message - used, "%s%s", used ? " | " : "", text);
+    }
+    free(results);
+    if (ran == 0)
+        return 0;
+    r.outcome = failed ? KIT_OUTCOME_FAIL : KIT_OUTCOME_PASS;
+    if (failed || part != KIT_PART_SPEEDUP || !r.message[0]) {
+        char note[1024] = "";
+        char path[4096];
+        snprintf(path, sizeof path, "%s/stage%d.note", args.results ? args.results : ".", args.stage);
+        FILE *f = args.results ? fopen(path, "r") : NULL;
+        if (f) {
+            if (fgets(note, sizeof note, f))
+                note[strcspn(note, "\n")] = '\0';
+            fclose(f);
+            remove(path);
+        }
+        snprintf(r.message, sizeof r.message, "%s%s%s%s",
+                 failed                       ? message
+                 : part == KIT_PART_EMULATED ? "every run gave the exact sum on the CPU emulator (n up to 2^20 + 7)"
+                                              : "every run gave the exact sum",
+                 note[0] ? " (" : "", note, note[0] ? ")" : "");
+    }
+    if (device && *device)
+        snprintf(r.gpu, sizeof r.gpu, "%s", device);
+    kit_result_write(args.results, args.stage, part, &r);
+    return failed;
+}
+
+/* Writes a failed part without running anything (the audit said no). */
+static void fail_part(kit_part part, const char *message)
+{
+    kit_result r;
+    memset(&r, 0, sizeof r);
+    r.outcome = KIT_OUTCOME_FAIL;
+    snprintf(r.message, sizeof r.message, "%s", message);
+    kit_result_write(args.results, args.stage, part, &r);
+    printf("FAIL: %s\n", message);
+}
+
+/* What the probe found: a usable GPU, none, or a runner that gave no verdict at all. */
+typedef enum { PROBE_GPU, PROBE_NO_GPU, PROBE_NO_VERDICT } probe_outcome;
+
+/* Is a GPU usable by the runner, in the sandbox? Fills \p device, or \p why. A runner that
+ * ends without answering (a static constructor that exits, say) is not "no GPU": it fails. */
+static probe_outcome probe(char *device, size_t device_size, char *why, size_t why_size)
+{
+    char *request[] = {"probe", NULL};
+    runner_reply r;
+    ask_runner(args.runner, request, 60, &r);
+    probe_outcome outcome = r.problem[0] ? PROBE_NO_VERDICT : r.error[0] || r.devices != 1 ? PROBE_NO_GPU : PROBE_GPU;
+    snprintf(device, device_size, "%s", r.device);
+    snprintf(why, why_size, "%s", r.problem[0] ? r.problem : r.error[0] ? r.error : "no device reported");
+    free_reply(&r);
+    return outcome;
+}
+
+static int run_sandbox_command(void)
+{
+    kit_sandbox_result run;
+    char why[512];
+    if (kit_sandbox_run(args.command, NULL, args.timeout_s, &run, why, sizeof why) != 0) {
+        fprintf(stderr, "kit_grade: %s\n", why);
+        return 90;
+    }
+    runner_reply r;
+    memset(&r, 0, sizeof r);
+    r.run = run;
+    args.stage = args.stage ? args.stage : 0;
+    parse_reply(&r);
+    int code = r.run.exited ? r.run.code : 128 + r.run.code;
+    if (r.problem[0]) {
+        fprintf(stderr, "kit_grade: %s\n", r.problem);
+        code = 90;
+    }
+    free_reply(&r);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (!parse_args(argc, argv))
+        return 2;
+    /* The sandbox starts programs in a scratch folder: their paths must not be relative. */
+    static char runner_path[4096];
+    if (args.runner && realpath(args.runner, runner_path))
+        args.runner = runner_path;
+    if (args.results && mkdir(args.results, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "kit_grade: cannot make the results folder %s: %s\n", args.results, strerror(errno));
+        return 2;
+    }
+    if (strcmp(args.part, "sandbox") == 0)
+        return run_sandbox_command();
+    kit_error err = {KIT_OK, ""};
+    if (kit_grade_config_load(&config, args.config, &err) != KIT_OK) {
+        fprintf(stderr, "kit_grade: %s\n", err.message);
+        return 2;
+    }
+    int emulated = strcmp(args.part, "emulated") == 0;
+    kit_part part = emulated ? KIT_PART_EMULATED
+                    : strcmp(args.part, "speedup") == 0 ? KIT_PART_SPEEDUP : KIT_PART_CORRECTNESS;
+
+    char device[256] = "", why[1536] = "";
+    if (strcmp(args.part, "probe") == 0) {
+        probe_outcome found = probe(device, sizeof device, why, sizeof why);
+        if (found == PROBE_GPU) {
+            printf("usable: %s (sandbox: %s)\n", device, kit_sandbox_mode());
+            return 0;
+        }
+        if (found == PROBE_NO_VERDICT) {
+            printf("FAIL: %s\n", why);
+            return 1;
+        }
+        printf("SKIPPED: no CUDA GPU usable (%s)\n", why);
+        return no_gpu_exit_code();
+    }
+    printf("kit_grade: stage %d, %s, file %s, sandbox: %s\n", args.stage, args.part, args.shown, kit_sandbox_mode());
+
+    /* 1. The audit: a stage file that calls anything but its own kernels earns nothing. */
+    audit_once();
+    if (audit_verdict != KIT_AUDIT_CLEAN) {
+        fail_part(part, audit_message);
+        return audit_verdict == KIT_AUDIT_FORBIDDEN ? 1 : 2;
+    }
+
+    /* 2. A GPU (the emulator needs none). */
+    probe_outcome found = emulated ? PROBE_GPU : probe(device, sizeof device, why, sizeof why);
+    if (found == PROBE_NO_VERDICT) {
+        fail_part(part, why);
+        return 1;
+    }
+    if (found == PROBE_NO_GPU) {
+        int code = no_gpu_exit_code();
+        printf("SKIPPED: no CUDA GPU (%s): stage %d's GPU tests did not run%s\n", why, args.stage,
+               code == 77 ? "" : ", and KIT_REQUIRE_GPU=1 makes that a failure");
+        kit_result r;
+        memset(&r, 0, sizeof r);
+        r.outcome = code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL;
+        snprintf(r.message, sizeof r.message, "not graded: no CUDA GPU (%s)", why);
+        kit_result_write(args.results, args.stage, part, &r);
+        return code;
+    }
+
+    /* 3. The Check suite: each test asks the runner, in a child of its own. */
+    char name[64];
+    snprintf(name, sizeof name, "stage%d_%s", args.stage, args.part);
+    Suite *suite = suite_create(name);
+    TCase *tc = tcase_create(args.part);
+    tcase_set_timeout(tc, emulated ? 900 : 300);
+    if (emulated) {
+        tcase_add_test(tc, gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator);
+    } else if (part == KIT_PART_CORRECTNESS) {
+        tcase_add_test(tc, gives_the_exact_sum_at_every_size_block_size_and_input);
+        tcase_add_test(tc, gives_the_exact_sum_for_2_26_ints_at_every_block_size);
+        tcase_add_test(tc, gives_the_same_exact_sum_every_time_it_runs);
+        tcase_add_test(tc, gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises);
+    } else {
+        tcase_add_test(tc, reaches_the_required_speedup_over_reference_stage_1);
+    }
+    suite_add_tcase(suite, tc);
+    SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_FORK);
+    char xml[4096], tap[4096];
+    if (args.logs) {
+        snprintf(xml, sizeof xml, "%s/stage%d-%s.xml", args.logs, args.stage, args.part);
+        snprintf(tap, sizeof tap, "%s/stage%d-%s.tap", args.logs, args.stage, args.part);
+        srunner_set_xml(runner, xml);
+        srunner_set_tap(runner, tap);
+    }
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    record(runner, args.part, part, emulated ? "the kit's CPU emulator" : device);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

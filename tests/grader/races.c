@@ -1,0 +1,73 @@
+/**
+ * \file races.c
+ * \brief The race check of the CPU emulator's runners (runner.c "races"; tests/emulated_races.sh).
+ *
+ * Small inputs (at most 2^16) with the threads of each block resumed in four orders; a result
+ * that changes with the order is a race. Built with ThreadSanitizer (the "race" flavour of the
+ * emulator) every data race, in shared or global memory, is reported as well.
+ */
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#include "grader.h"
+
+int kit_emulated_races(const kit_stage *stage, FILE *out);
+
+static const struct {
+    emu_order order;
+    unsigned long long seed;
+} orders[] = {{EMU_ORDER_FORWARD, 0}, {EMU_ORDER_REVERSE, 0}, {EMU_ORDER_RANDOM, 1}, {EMU_ORDER_RANDOM, 2}};
+#define ORDER_COUNT (int)(sizeof orders / sizeof orders[0])
+
+/*
+ * The race check: each case once per thread order. A correct kernel gives the same answer in
+ * every order (a wrong one may be wrong the same way in all: that is the correctness test's
+ * business, as for compute-sanitizer). Sizes at most 2^16: ThreadSanitizer costs ~25-80x.
+ */
+int kit_emulated_races(const kit_stage *stage, FILE *out)
+{
+    const size_t sizes[] = {33, 1000, 6149, 65536};
+    const unsigned threads[] = {stage->min_threads, 256, stage->max_threads};
+    int cases = 0, racy = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        kit_workspace ws;
+        kit_error err = {KIT_OK, ""};
+        if (kit_workspace_init(&ws, sizes[s], &err) != KIT_OK ||
+            kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 5, &err) != KIT_OK) {
+            fprintf(stderr, "cannot set up n = %zu: %s\n", sizes[s], err.message);
+            return 2;
+        }
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            if (threads[t] < stage->min_threads || threads[t] > stage->max_threads ||
+                (t > 0 && threads[t] == threads[t - 1]))
+                continue;
+            kit_status status[ORDER_COUNT];
+            int got[ORDER_COUNT], differ = 0;
+            for (int o = 0; o < ORDER_COUNT; o++) {
+                emu_set_order(orders[o].order, orders[o].seed);
+                got[o] = 0;
+                status[o] = kit_run_checked(stage, &ws, threads[t], &got[o], &err);
+                if (status[o] == KIT_CUDA_ERROR || status[o] == KIT_TIMEOUT)
+                    cudaDeviceReset(); /* the emulator's faults are sticky, as a GPU's */
+                differ |= o > 0 && (status[o] != status[0] || got[o] != got[0]);
+            }
+            emu_set_order(EMU_ORDER_FORWARD, 0);
+            cases++;
+            if (!differ)
+                continue;
+            racy++;
+            fprintf(out, "stage %d (%s), n = %zu, %u threads: the result depends on the order of the threads:", stage->number,
+                   stage->impl, sizes[s], threads[t]);
+            for (int o = 0; o < ORDER_COUNT; o++)
+                fprintf(out, "%s %s%s %s %d", o ? "," : "", emu_order_name(orders[o].order),
+                       orders[o].order == EMU_ORDER_RANDOM ? (orders[o].seed == 1 ? " (seed 1)" : " (seed 2)") : "",
+                       status[o] == KIT_OK ? "sum" : kit_status_name(status[o]), got[o]);
+            fprintf(out, "; threads of a block race for memory (a missing __syncthreads() or __syncwarp()?)\n");
+        }
+        kit_workspace_free(&ws);
+    }
+    fprintf(out, "%d of %d case(s) of stage %d gave results that depend on the thread order\n", racy, cases,
+           stage->number);
+    return racy ? 1 : 0;
+}

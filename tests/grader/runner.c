@@ -1,0 +1,235 @@
+/**
+ * \file runner.c
+ * \brief The stage runner: the only grading program that loads a student's code.
+ *
+ * One runner is built per graded stage file (tests/CMakeLists.txt, kit_add_graded_file). It
+ * links exactly that file, the reference stages 1 and K it is timed against, and the
+ * harness; nothing of the other stages. The grader (kit_grade, which never loads student
+ * code) starts it in a sandbox (sandbox.c) with one request, and the runner answers on file
+ * descriptor 3, a pipe only the grader reads, one line per finding:
+ *
+ *     device NAME
+ *     case n=N threads=T pattern=P seed=S repeat=R status=STATUS got=G message=TEXT
+ *     speedup n=N seed=S threads=T student=MS reference=MS stage1=MS spread=X samples=K attempts=A
+ *             copy=MS floor=MS
+ *     skip TEXT                       (a case that cannot run here, e.g. too little memory)
+ *     error status=STATUS message=TEXT
+ *     done
+ *
+ * The grader checks every answer itself: it recomputes each case's exact sum from n, pattern
+ * and seed, decides the speed rule from the medians, and gives nothing to a runner that ends
+ * without "done", says "done" twice (a fork) or sends lines it does not understand. What the
+ * runner prints on stdout and stderr (the student's printf included) is only shown, never read.
+ *
+ * Requests (argv[1]): probe, correctness [--max-n N], large, repeats, largest,
+ * speedup --config FILE --n N --seed S, once (for compute-sanitizer), races (CPU emulator).
+ *
+ * Built with: KIT_GRADE_STAGE (the stage number), KIT_GRADED_SYMBOL (the graded launcher,
+ * e.g. kit_labs_reduce_naive), KIT_GRADED_SOURCE (its path, for messages), KIT_GRADED_IMPL
+ * ("labs", "solutions" or "corpus"), and the reference symbols from common/stages.def.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grader.h"
+
+#if !defined(KIT_GRADE_STAGE) || !defined(KIT_GRADED_SYMBOL) || !defined(KIT_GRADED_SOURCE) || \
+    !defined(KIT_REFERENCE_NAME) || !defined(KIT_STAGE1_NAME)
+#error "build the runner with KIT_GRADE_STAGE, KIT_GRADED_SYMBOL, KIT_GRADED_SOURCE, KIT_REFERENCE_NAME, KIT_STAGE1_NAME"
+#endif
+#ifndef KIT_GRADED_IMPL
+#define KIT_GRADED_IMPL "labs"
+#endif
+
+/* The graded launcher, and the reference launchers of stage K and stage 1: only those two
+ * are linked (KIT_REFERENCE_NAME and KIT_STAGE1_NAME come from common/stages.def). */
+#define KIT_RUNNER_CAT_(a, b) a##b
+#define KIT_RUNNER_CAT(a, b) KIT_RUNNER_CAT_(a, b)
+extern const kit_pass_fn KIT_GRADED_SYMBOL;
+extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
+extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_STAGE1_NAME);
+
+/* Every stage's row of common/stages.def; the launchers are filled in for stages 1 and K. */
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads) \
+    {number, #dir, #name, title, min_threads, max_threads, NULL, "solutions", "solutions/" #dir "/" #name ".cu"},
+static kit_stage references[KIT_STAGE_COUNT] = {
+#include "stages.def"
+};
+#undef KIT_STAGE
+
+static FILE *reply; /* file descriptor 3: the grader's pipe */
+
+/* One reply line; newlines inside a message become spaces, so a line is always one finding. */
+static void say(const char *format, ...)
+{
+    char line[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(reply, "%s\n", line);
+    fflush(reply);
+}
+
+static void say_cases(const kit_case_log *log)
+{
+    for (int i = 0; i < log->count; i++) {
+        const kit_case *c = &log->cases[i];
+        say("case n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%d message=%s", c->n, c->threads,
+            kit_pattern_name(c->pattern), c->seed, c->repeat, (int)c->status, c->got, c->message);
+    }
+}
+
+static void say_error(kit_status status, const kit_error *err)
+{
+    say("error status=%d message=%s", (int)status, err->message);
+}
+
+/* The largest n the harness promises, where the GPU and the host have room for it. */
+static void run_largest(const kit_stage *stage, const kit_gpu *gpu, kit_case_log *log)
+{
+    const size_t n = KIT_MAX_N;
+    /* The runner holds the input twice on the host (generated, read back to check it). */
+    double need_gib = (double)kit_workspace_bytes(n) / (1 << 30);
+    double free_gib = (double)gpu->free_bytes / (1 << 30);
+    if ((double)gpu->free_bytes < 1.1 * (double)kit_workspace_bytes(n)) {
+        say("skip n = 2^30 (the largest n the harness promises) not run: it needs %.1f GiB of GPU memory and %s "
+            "has %.1f GiB free", need_gib, gpu->name, free_gib);
+        return;
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double host_gib = pages > 0 && page > 0 ? (double)pages * (double)page / (1 << 30) : 0;
+    if (host_gib > 0 && host_gib < 2.5 * 4.0) {
+        say("skip n = 2^30 (the largest n the harness promises) not run: it needs about 10 GiB of free host memory, "
+            "%.1f GiB are free", host_gib);
+        return;
+    }
+    kit_error err = {KIT_OK, ""};
+    kit_status status = kit_grade_largest(stage, log, &err);
+    say_cases(log);
+    if (status != KIT_OK && log->count == 0)
+        say_error(status, &err);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: runner probe|correctness [--max-n N]|large|repeats|largest|speedup --config FILE --n N "
+                    "--seed S|once|races\n(started by kit_grade, which reads the answers on file descriptor 3)\n");
+    return 2;
+}
+
+#ifdef KIT_RUNNER_EMULATED
+int kit_emulated_races(const kit_stage *stage, FILE *out); /* grader/races.c */
+#endif
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    /* The grader's pipe. Run by hand, without one, the answers go to stdout. */
+    reply = fdopen(3, "w");
+    if (!reply)
+        reply = stdout;
+
+    references[KIT_GRADE_STAGE - 1].pass = &KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
+    references[0].pass = &KIT_RUNNER_CAT(kit_solutions_, KIT_STAGE1_NAME);
+    kit_stage graded = references[KIT_GRADE_STAGE - 1];
+    graded.pass = &KIT_GRADED_SYMBOL;
+    graded.impl = KIT_GRADED_IMPL;
+    graded.source = KIT_GRADED_SOURCE;
+
+    const char *request = argv[1];
+    kit_gpu gpu;
+    kit_error err = {KIT_OK, ""};
+    kit_status status = kit_gpu_open(&gpu, &err);
+    if (status != KIT_OK) {
+        say("error status=%d message=%s", (int)status, err.message);
+        say("done");
+        return strcmp(request, "probe") == 0 ? 77 : 0;
+    }
+    say("device %s", gpu.name);
+
+    kit_case_log log = {NULL, 0, 0};
+    int exit_code = 0;
+    if (strcmp(request, "probe") == 0) {
+        /* nothing else: the device line says it is usable */
+    } else if (strcmp(request, "correctness") == 0) {
+        size_t max_n = 0;
+        if (argc >= 4 && strcmp(argv[2], "--max-n") == 0)
+            max_n = strtoull(argv[3], NULL, 10);
+        status = kit_grade_correctness(&graded, 0, max_n, &log, &err);
+        say_cases(&log);
+        if (status != KIT_OK)
+            say_error(status, &err);
+    } else if (strcmp(request, "large") == 0) {
+        status = kit_grade_correctness(&graded, 1, 0, &log, &err);
+        say_cases(&log);
+        if (status != KIT_OK)
+            say_error(status, &err);
+    } else if (strcmp(request, "repeats") == 0) {
+        status = kit_grade_repeats(&graded, &log, &err);
+        say_cases(&log);
+        if (status != KIT_OK)
+            say_error(status, &err);
+    } else if (strcmp(request, "largest") == 0) {
+        run_largest(&graded, &gpu, &log);
+    } else if (strcmp(request, "speedup") == 0) {
+        kit_grade_config config;
+        const char *config_path = NULL;
+        size_t n = 0;
+        unsigned long long seed = 7;
+        for (int i = 2; i + 1 < argc; i += 2) {
+            if (strcmp(argv[i], "--config") == 0)
+                config_path = argv[i + 1];
+            else if (strcmp(argv[i], "--n") == 0)
+                n = strtoull(argv[i + 1], NULL, 10);
+            else if (strcmp(argv[i], "--seed") == 0)
+                seed = strtoull(argv[i + 1], NULL, 10);
+        }
+        if (kit_grade_config_load(&config, config_path, &err) != KIT_OK) {
+            say_error(KIT_BAD_ARGUMENT, &err);
+        } else {
+            if (n >= 1 && n <= KIT_MAX_N)
+                config.speedup_n = n;
+            kit_speedup s;
+            status = kit_grade_speedup(&config, &graded, references, seed, &s, &err);
+            if (status != KIT_OK)
+                say_error(status, &err);
+            else
+                say("speedup n=%zu seed=%llu threads=%u student=%.6f reference=%.6f stage1=%.6f spread=%.6f "
+                    "samples=%d attempts=%d copy=%.6f floor=%.6f",
+                    config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.stage1_ms,
+                    s.spread, s.samples, s.attempts, s.copy_ms, s.floor_ms);
+        }
+    } else if (strcmp(request, "once") == 0) {
+        /* compute-sanitizer reads what happens; the runs' own results go to stdout */
+        int code = kit_grade_run_once(&graded, stdout);
+        if (code != 0) {
+            say("error status=%d message=the runs under the sanitizer could not be set up", (int)KIT_CUDA_ERROR);
+            exit_code = code;
+        }
+#ifdef KIT_RUNNER_EMULATED
+    } else if (strcmp(request, "races") == 0) {
+        if (kit_emulated_races(&graded, stdout) != 0) {
+            say("races differ");
+            exit_code = 1;
+        }
+#endif
+    } else {
+        kit_case_log_free(&log);
+        return usage();
+    }
+    kit_case_log_free(&log);
+    say("done");
+    fclose(reply);
+    return exit_code;
+}
