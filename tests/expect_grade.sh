@@ -25,8 +25,10 @@ else
         exit 1
     }
 fi
-row=$("$report" --results "$results" --config "$config" --stage "$stage" --csv /dev/stdout --student corpus |
-      tail -n 1)
+csv=$(mktemp)
+"$report" --results "$results" --config "$config" --stage "$stage" --csv "$csv" --student corpus > /dev/null
+row=$(tail -n 1 "$csv")
+rm -f "$csv"
 points=$(echo "$row" | awk -F, -v k="$stage" '{ print $(k + 1) }')
 echo "graded on $where: $points points (corpus row: $expected of $full)"
 grep -h '^message=' "$results"/stage"$stage".* 2> /dev/null | cut -c9- | sed 's/^/  /' | cut -c1-400

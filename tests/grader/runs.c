@@ -70,7 +70,9 @@ static size_t scattered_size(int which, size_t max_n)
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 32;
-    const size_t range = max_n && max_n < ((size_t)1 << 21) ? max_n : (size_t)1 << 21;
+    /* On the CPU emulator (max_n set) below 2^17: a scattered size tests the odd shape of n,
+     * not its scale, and the emulator runs a GPU thread per fiber. */
+    const size_t range = max_n ? ((size_t)1 << 17) : (size_t)1 << 21;
     return 1 + (size_t)(x % range);
 }
 #define SCATTERED_SIZES 3
@@ -163,7 +165,16 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
                 sizes[count++] = relative_size(t, r);
         for (int r = 0; r < SCATTERED_SIZES; r++)
             sizes[count++] = scattered_size(r, max_n);
+        int first_case = log->count;
         for (int s = 0; s < count; s++) {
+            /* Once this block size has failed, larger inputs cannot make it pass, and the small
+             * ones already show the pattern of the failure: skip them (wrong kernels on the
+             * emulator took 90 s where they now take 25). */
+            int failed = 0;
+            for (int c = first_case; c < log->count && !failed; c++)
+                failed = log->cases[c].status != KIT_OK;
+            if (failed && sizes[s] > 4096)
+                continue;
             status = run_size(stage, sizes[s], t, log, err);
             if (status != KIT_OK)
                 return status; /* the GPU is unusable, or a workspace could not be set up */
