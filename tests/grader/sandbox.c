@@ -90,7 +90,13 @@ static void push(char **list, int *count, int cap, const char *arg)
     }
 }
 
-/* In the child: becomes the sandboxed program. Never returns. */
+/*
+ * In the child: becomes the sandboxed program. Never returns. Under bubblewrap it gets its own
+ * process, network and IPC namespaces: no network, and (measured on an H100) concurrent
+ * compute-sanitizers no longer collide, which they did with a shared network namespace and
+ * the same pids in every sandbox ("Target application terminated before first instrumented
+ * API call" in 3 of 28 runs).
+ */
 static void become_sandboxed(char *const argv[], char *const environment[], const char *scratch, const char *mode,
                              int reply_fd)
 {
@@ -111,7 +117,7 @@ static void become_sandboxed(char *const argv[], char *const environment[], cons
     int count = 0, cap = (int)(sizeof args / sizeof args[0]);
     if (strcmp(mode, "bubblewrap") == 0) {
         const char *fixed[] = {"bwrap", "--unshare-user", "--uid", "65534", "--gid", "65534", "--ro-bind", "/", "/",
-                               "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+                               "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                                "--die-with-parent", "--bind", scratch, scratch, "--chdir", scratch,
                                "--setenv", "HOME", scratch, "--setenv", "TMPDIR", scratch};
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
