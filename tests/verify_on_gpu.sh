@@ -3,7 +3,7 @@
 # Usage: tests/verify_on_gpu.sh OUT [checks|speedup|corpus|class|all]...
 #   checks   build; make check on labs/ (must fail every stage) and 3x on solutions/ (must pass), timed
 #   speedup  the speedup cases alone, 20 times in a row, on solutions/
-#   corpus   every known-wrong kernel graded, with the grader's messages
+#   corpus   the grader's corpora (wrong, cheating and valid stage files) graded, with its messages
 #   class    three fake submissions graded into one CSV (tests/fake_class.sh, tests/grade_class.sh)
 set -u
 out=${1:?usage: verify_on_gpu.sh OUT [checks|speedup|corpus|class|all]...}
@@ -36,7 +36,7 @@ build() { # DIR [cmake options]
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) ($(nproc) CPUs)"
 if want checks; then
     build build-gpu & build build-ref -DKIT_LABS_DIR="$kit/solutions" & wait
-    note "builds: $(ls build-gpu/tests/grade_stage7 build-ref/tests/grade_stage7 2>&1 | tr '\n' ' ')"
+    note "builds: $(ls build-gpu/runners/run_labs_stage7 build-ref/runners/run_labs_stage7 2>&1 | tr '\n' ' ')"
     timed "make check (labs, with self-tests)" "$out/labs-check.log" make -C build-gpu check
     for i in 1 2 3; do
         timed "make check (solutions) run $i" "$out/ref-check.log" make -C build-ref check
@@ -45,7 +45,7 @@ if want checks; then
     sed -n '/^Grade report/,/^Gradescope/p' "$out/ref-check.log" | tail -25 >> "$summary"
 fi
 if want speedup; then
-    [ -x build-ref/tests/grade_stage7 ] || build build-ref -DKIT_LABS_DIR="$kit/solutions"
+    [ -x build-ref/runners/run_labs_stage7 ] || build build-ref -DKIT_LABS_DIR="$kit/solutions"
     passed=0
     for i in $(seq 1 20); do
         if timed "speedup cases (solutions) run $i" "$out/speedup.log" \
@@ -58,10 +58,13 @@ if want speedup; then
     note "speedup cases: $passed of 20 runs in a row passed"
     grep -h "faster than reference stage 1" build-ref/grade/stage*.speedup >> "$summary"
 fi
-if want corpus; then
-    [ -x build-gpu/tests/grade_corpus ] || build build-gpu
-    timed "known-wrong kernels" "$out/corpus.log" ctest --test-dir build-gpu -R grader_rejects -j "$jobs" -V
-    grep -E "tests passed|tests failed" "$out/corpus.log" >> "$summary"
+if want corpus; then # the wrong, cheating and valid stage files, each graded as a student's (label selftest)
+    [ -x build-ref/tests/kit_grade ] || build build-ref -DKIT_LABS_DIR="$kit/solutions"
+    timed "corpora (wrong, cheats, valid)" "$out/corpus.log" ctest --test-dir build-ref -L selftest -j "$jobs"
+    grep -E "tests passed|tests failed|\*\*\*Failed" "$out/corpus.log" >> "$summary"
+    for d in build-ref/grade-selftest/*/; do
+        printf '%s: %s\n' "$(basename "$d")" "$(grep -h '^message=' "$d"stage* 2> /dev/null | cut -c9-200 | head -n 1)"
+    done >> "$summary"
 fi
 if want class; then
     sh tests/fake_class.sh /tmp/fake-class >> "$summary"
