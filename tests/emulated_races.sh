@@ -27,7 +27,7 @@ if command -v setarch > /dev/null 2>&1 && setarch "$(uname -m)" -R true 2> /dev/
 fi
 log=$(mktemp)
 # shellcheck disable=SC2086
-TSAN_OPTIONS="exitcode=66 halt_on_error=1 ${TSAN_OPTIONS:-}" $no_aslr "$grade" sandbox --timeout 900 -- "$runner" races > "$log" 2>&1
+TSAN_OPTIONS="exitcode=66 halt_on_error=1 ${TSAN_OPTIONS:-}" $no_aslr "$grade" sandbox --stage "$stage" --timeout 900 -- "$runner" races > "$log" 2>&1
 code=$?
 tail -n 60 "$log"
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log")

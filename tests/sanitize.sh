@@ -32,7 +32,7 @@ if [ "$code" -ne 0 ]; then
 fi
 
 log=$(mktemp)
-"$grade" sandbox --timeout 600 -- "$sanitizer" --tool "$tool" --error-exitcode 86 "$runner" once > "$log" 2>&1
+"$grade" sandbox --stage "$stage" --timeout 600 -- "$sanitizer" --tool "$tool" --error-exitcode 86 "$runner" once > "$log" 2>&1
 code=$?
 tail -n 60 "$log"
 summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$log" | sed 's/^=* *//' | tr '\n' ' ' | sed 's/ *$//')

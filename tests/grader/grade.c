@@ -177,6 +177,17 @@ typedef struct runner_reply {
     char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
 } runner_reply;
 
+/* "stage 3's program", or "the program" when kit_grade sandbox was not told the stage. */
+static const char *subject(void)
+{
+    static char text[64];
+    if (args.stage >= 1)
+        snprintf(text, sizeof text, "stage %d's program", args.stage);
+    else
+        snprintf(text, sizeof text, "the program");
+    return text;
+}
+
 /* The exact sum of a case's input, recomputed here (cached: repeats reuse an input). */
 static int expected_for(size_t n, kit_pattern pattern, unsigned long long seed)
 {
@@ -258,16 +269,16 @@ static void parse_reply(runner_reply *r)
             snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
         } else if (!r->problem[0]) {
             snprintf(r->problem, sizeof r->problem,
-                     "stage %d's program sent something the grader does not understand (\"%.120s\"); nothing it "
-                     "said counts", args.stage, line);
+                     "%s sent something the grader does not understand (\"%.120s\"); nothing it said counts",
+                     subject(), line);
         }
         line = end + 1;
     }
     if (r->problem[0])
         return;
     if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1)
-        snprintf(r->problem, sizeof r->problem,
-                 "stage %d's program answered more than once (did it fork?); nothing it said counts", args.stage);
+        snprintf(r->problem, sizeof r->problem, "%s answered more than once (did it fork?); nothing it said counts",
+                 subject());
     else if (r->dones == 0 || (r->devices == 0 && !r->error[0])) {
         char how[128];
         if (r->run.timed_out)
@@ -276,8 +287,8 @@ static void parse_reply(runner_reply *r)
             snprintf(how, sizeof how, "it was killed by signal %d", r->run.code);
         else
             snprintf(how, sizeof how, "it exited with status %d", r->run.code);
-        snprintf(r->problem, sizeof r->problem, "stage %d's program ended before the grader got a verdict (%s)%s%s",
-                 args.stage, how, r->error[0] ? ": " : "", r->error);
+        snprintf(r->problem, sizeof r->problem, "%s ended before the grader got a verdict (%s)%s%s", subject(), how,
+                 r->error[0] ? ": " : "", r->error);
     }
 }
 
@@ -643,7 +654,6 @@ static int run_sandbox_command(void)
     runner_reply r;
     memset(&r, 0, sizeof r);
     r.run = run;
-    args.stage = args.stage ? args.stage : 0;
     parse_reply(&r);
     int code = r.run.exited ? r.run.code : 128 + r.run.code;
     if (r.problem[0]) {

@@ -9,8 +9,9 @@
  *   - speedup: the student's stage and the reference stages timed in one process,
  *     interleaved, at n = 2^26; the student's cumulative speedup over reference stage 1 must
  *     reach a fraction of what reference stage K reaches in the same run (kit_speedup_decide());
- *   - sanitizer: the same executable runs a few small cases once (kit_grade_run_once()) under
- *     compute-sanitizer's racecheck, synccheck, memcheck and initcheck (tests/sanitize.sh).
+ *   - sanitizer: the stage's runner runs a few small cases once, at every supported block size
+ *     (kit_grade_run_once()), under compute-sanitizer's racecheck, synccheck, memcheck and
+ *     initcheck (tests/sanitize.sh).
  *
  * Two processes, so that student code never writes its own grade:
  *   - the runner (runner.c + runs.c, library kit_grader_runs) links one stage file, the
