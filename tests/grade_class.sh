@@ -25,6 +25,15 @@ root=${3:-build-class}
 mkdir -p "$root" && root=$(cd "$root" && pwd)
 jobs=$(nproc 2>/dev/null || echo 4)
 stage_files=$(cd "$kit/labs" && ls -d */*.cu)
+# The unfilled skeleton of a stage file, as committed: never the kit's working copy of labs/,
+# which an instructor may have filled in (a submission that does not compile would then be
+# graded with the instructor's answer).
+skeleton() { # FILE DESTINATION
+    git -C "$kit" show "HEAD:labs/$1" > "$2" 2> /dev/null || {
+        echo "grade_class.sh: cannot read the committed skeleton labs/$1 (is $kit a git checkout?)" >&2
+        exit 2
+    }
+}
 
 stage_count=$(echo "$stage_files" | wc -l)
 empty=$(printf ',%.0s' $(seq 1 $((stage_count + 2))))   # the stage, total and max_total columns
@@ -51,7 +60,7 @@ for submission in "$submissions"/*/; do
         if [ ! -f "$labs/$file" ]; then
             [ -d "$patched" ] || cp -r "$labs" "$patched"
             mkdir -p "$patched/$(dirname "$file")"
-            cp "$kit/labs/$file" "$patched/$file"
+            skeleton "$file" "$patched/$file"
             notes="$notes$file is missing (graded as unfilled); "
         fi
     done
@@ -69,7 +78,7 @@ for submission in "$submissions"/*/; do
         for file in $stage_files; do
             if grep -E "$file(\(|:)[0-9]+" "$logs/build.log" 2>/dev/null | grep -q error; then
                 [ -d "$patched" ] || cp -r "$labs" "$patched"
-                cp "$kit/labs/$file" "$patched/$file"
+                skeleton "$file" "$patched/$file"
                 notes="$notes$file does not compile (graded as unfilled; see $logs/build.log); "
             fi
         done

@@ -245,7 +245,9 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
         speedup_cell(text, sizeof text, s, g->emulated_correctness);
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "%s%s", s->message[0] ? ": " : "", s->message);
-        json_test(out, &first, name, g->part_score[1], g->part_max[1], s->outcome == KIT_OUTCOME_PASS, text);
+        /* Speed and sanitizer points come only on top of a correct stage: the status follows the points. */
+        json_test(out, &first, name, g->part_score[1], g->part_max[1],
+                  s->outcome == KIT_OUTCOME_PASS && g->part_score[1] >= g->part_max[1], text);
         snprintf(name, sizeof name, g->emulated_races ? "stage %d: races (CPU emulator: ThreadSanitizer, thread orders)"
                                                       : "stage %d: races and memory errors (compute-sanitizer)",
                  g->stage);
@@ -260,7 +262,7 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
                 snprintf(text + used, sizeof text - used, "\n%s: %s", kit_part_name((kit_part)p), g->parts[p].message);
         }
         int clean = strncmp(sanitizer, "clean", 5) == 0 || strcmp(sanitizer, "no race (emulated)") == 0;
-        json_test(out, &first, name, g->part_score[2], g->part_max[2], clean, text);
+        json_test(out, &first, name, g->part_score[2], g->part_max[2], clean && g->part_score[2] >= g->part_max[2], text);
     }
     fprintf(out, "\n  ]\n}\n");
 }
