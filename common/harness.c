@@ -248,6 +248,14 @@ static kit_status wrong_sum(const kit_stage *stage, const kit_workspace *ws, uns
     return kit_fail(err, KIT_WRONG_RESULT, "%s: expected %d, got %d%s", what, expected, got, hint);
 }
 
+/* Poisons partial buffer k and its guards (every byte 0xA5: each int reads KIT_POISON), as
+ * before every checked pass and every timed run, so the two look alike to a stage. */
+static cudaError_t poison_partial(const kit_workspace *ws, int k)
+{
+    return cudaMemset(ws->device_partial[k] - KIT_PARTIAL_GUARD, 0xA5,
+                      (ws->capacity + 2 * (size_t)KIT_PARTIAL_GUARD) * sizeof(int));
+}
+
 kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads, int *got,
                            kit_error *err)
 {
@@ -263,7 +271,7 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
 
     /* The buffer pass 1 does not write is poisoned too: when pass 1 starts, a checked run and
      * a timed one (which poisons both before it starts) look the same to the stage. */
-    if (cudaMemset(ws->device_partial[1] - KIT_PARTIAL_GUARD, 0xA5, span * sizeof(int)) != cudaSuccess)
+    if (poison_partial(ws, 1) != cudaSuccess)
         status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot poison the output buffers", what);
     const int *in = ws->device_input;
     size_t m = ws->n;
@@ -271,7 +279,7 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
     while (status == KIT_OK) {
         int *out = ws->device_partial[k];
         size_t count = 0;
-        if (cudaMemset(out - KIT_PARTIAL_GUARD, 0xA5, span * sizeof(int)) != cudaSuccess) {
+        if (poison_partial(ws, k) != cudaSuccess) {
             status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot poison the output buffer", what);
             break;
         }
@@ -456,9 +464,8 @@ static kit_status prepare_run(timed_job *job, input_changes *changes, kit_error 
         if (status == KIT_OK)
             status = change_input(ws, changes, err);
     }
-    const size_t span = ws->capacity + 2 * (size_t)KIT_PARTIAL_GUARD;
     for (int k = 0; status == KIT_OK && k < 2; k++) {
-        cudaError_t code = cudaMemset(ws->device_partial[k] - KIT_PARTIAL_GUARD, 0xA5, span * sizeof(int));
+        cudaError_t code = poison_partial(ws, k);
         if (code != cudaSuccess)
             status = kit_cuda_failure(err, code, "cudaMemset (poisoning the partial sums)", __FILE__, __LINE__);
     }

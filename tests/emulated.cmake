@@ -14,17 +14,7 @@
 
 # An endless loop stops after 10 s of CPU time (a launch at 2^20 takes ~0.1 s).
 set(kit_emu_env "KIT_EMU_TIMEOUT=10")
-# tests/CMakeLists.txt's names, again: its variables end with its directory.
-set(kit_grade_tools --config "${KIT_GRADING_CONFIG}" --nm "${CMAKE_NM}" --objdump "${CMAKE_OBJDUMP}")
-if(KIT_CUOBJDUMP)
-  list(APPEND kit_grade_tools --cuobjdump "${KIT_CUOBJDUMP}")
-endif()
-foreach(stage IN LISTS KIT_STAGES)
-  string(REPLACE ":" ";" stage_parts "${stage}")
-  list(GET stage_parts 0 stage_number)
-  list(GET stage_parts 2 kit_stage${stage_number}_name)
-endforeach()
-
+get_property(kit_grade_tools GLOBAL PROPERTY KIT_GRADE_TOOLS) # the audit's tools (tests/CMakeLists.txt)
 get_property(kit_graded_files GLOBAL PROPERTY KIT_GRADED_FILES)
 foreach(entry IN LISTS kit_graded_files)
   string(REPLACE "|" ";" fields "${entry}")
