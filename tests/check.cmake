@@ -4,7 +4,8 @@
 #         -DJOBS=N [-DBUILD_ALL=ON] [-DSTAGE=K | -DLABEL=grade] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
-# target's, after the report is printed; CTest writes JUnit XML next to the results.
+# target's, after the report is printed; CTest writes JUnit XML next to the results. A build
+# that can grade nothing (no usable GPU, no CPU emulator) ends non-zero, naming the package.
 if(BUILD_ALL)
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD}" -j ${JOBS} RESULT_VARIABLE build_failed)
   if(NOT build_failed EQUAL 0)
@@ -12,12 +13,13 @@ if(BUILD_ALL)
   endif()
 endif()
 if(STAGE)
-  file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*")
+  file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*" "${RESULTS}/not-graded.txt")
   set(select -L "^stage${STAGE}$")
   set(junit "${RESULTS}/junit-stage${STAGE}.xml")
   set(report_args --stage ${STAGE} --json "${RESULTS}/results-stage${STAGE}.json")
 else()
-  file(GLOB old "${RESULTS}/stage*" "${RESULTS}/logs/*" "${RESULTS}/*.json" "${RESULTS}/*.csv" "${RESULTS}/*.xml")
+  file(GLOB old "${RESULTS}/stage*" "${RESULTS}/logs/*" "${RESULTS}/*.json" "${RESULTS}/*.csv" "${RESULTS}/*.xml"
+                "${RESULTS}/not-graded.txt")
   set(select "")
   if(LABEL)
     set(select -L "^${LABEL}$")
@@ -46,9 +48,17 @@ execute_process(COMMAND "${REPORT}" --results "${RESULTS}" --config "${CONFIG}"
                         --title "${TITLE}, ${today}, tests took ${seconds} s" ${report_args}
                 RESULT_VARIABLE report_failed)
 message("Logs: JUnit ${junit}, Check XML and TAP in ${RESULTS}/logs/")
+# No usable GPU and no CPU emulator: the test grading_has_a_gpu_or_the_cpu_emulator failed and
+# left this note (tests/gpu_or_emulator.c); the report marked every stage with it.
+if(EXISTS "${RESULTS}/not-graded.txt")
+  file(STRINGS "${RESULTS}/not-graded.txt" note LIMIT_COUNT 1)
+  message(FATAL_ERROR "make check: ${note}")
+endif()
 if(NOT tests_failed EQUAL 0)
   message(FATAL_ERROR "make check: some tests failed (their output is above, the grade report after it)")
 endif()
-if(NOT report_failed EQUAL 0)
+if(report_failed EQUAL 1)
+  message(FATAL_ERROR "make check: some stages could not be graded (the report above says why)")
+elseif(NOT report_failed EQUAL 0)
   message(FATAL_ERROR "make check: the grade report could not be written")
 endif()

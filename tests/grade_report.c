@@ -7,6 +7,10 @@
  *                [--title TEXT] [--json results.json] [--csv row.csv --student NAME]
  *
  * `make check` runs it after CTest; tests/grade_class.sh collects the CSV rows.
+ *
+ * Exit status: 0 when the report is written; 1 when it is written but some stage could not be
+ * graded at all (no usable GPU and no CPU emulator: the report says which package to install,
+ * and its points are no grade); 2 for bad usage or a file that cannot be read or written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +89,23 @@ int main(int argc, char **argv)
         kit_report_csv_header(f);
         kit_report_csv_row(f, student, grades, count);
         fclose(f);
+    }
+    /* A stage nothing could grade (kit_grade_stage marks it "not graded: ...", with the
+     * package to install): the report is written, but it is not a grade. */
+    int ungraded = 0;
+    const char *why = "";
+    for (int i = 0; i < count; i++) {
+        const kit_result *c = &grades[i].parts[KIT_PART_CORRECTNESS];
+        if (c->outcome == KIT_OUTCOME_FAIL && strncmp(c->message, "not graded: ", 12) == 0 &&
+            grades[i].parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_MISSING) {
+            ungraded++;
+            why = c->message;
+        }
+    }
+    if (ungraded) {
+        fflush(stdout); /* after the report, not before it */
+        fprintf(stderr, "grade_report: %d stage(s) %s\n", ungraded, why);
+        return 1;
     }
     return 0;
 }

@@ -7,12 +7,48 @@
 
 #include "grader.h"
 
+/* tests/gpu_or_emulator.c (the test grading_has_a_gpu_or_the_cpu_emulator) leaves this file in
+ * the results folder when the build has neither a usable GPU nor the CPU emulator: one line,
+ * "not graded: ...", naming the package to install. */
+#define NOT_GRADED_FILE "not-graded.txt"
+
+static int read_not_graded(const char *dir, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!dir || !dir[0])
+        return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" NOT_GRADED_FILE, dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (!fgets(out, (int)size, f))
+        out[0] = '\0';
+    fclose(f);
+    out[strcspn(out, "\r\n")] = '\0';
+    return out[0] != '\0';
+}
+
+/* A stage nothing could grade: its correctness says so ("not graded: ..."), as a failure. */
+static int not_graded(const kit_stage_grade *g)
+{
+    const kit_result *c = &g->parts[KIT_PART_CORRECTNESS];
+    return c->outcome == KIT_OUTCOME_FAIL && strncmp(c->message, "not graded: ", 12) == 0 &&
+           g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_MISSING;
+}
+
 void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *g)
 {
     memset(g, 0, sizeof *g);
     g->stage = stage;
     for (int p = 0; p < KIT_PART_COUNT; p++)
         kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
+    /* Neither the GPU nor the emulator graded it, and the build has neither: say so, per stage. */
+    kit_result *c = &g->parts[KIT_PART_CORRECTNESS];
+    if (c->outcome != KIT_OUTCOME_PASS && c->outcome != KIT_OUTCOME_FAIL &&
+        g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_MISSING &&
+        read_not_graded(dir, c->message, sizeof c->message))
+        c->outcome = KIT_OUTCOME_FAIL;
     /* A part ran when it passed or failed. Where a GPU and the CPU emulator both graded the
      * stage, both must pass: the emulator sees what the GPU's tools miss (a static shared array
      * overflowing into dynamic shared memory, write races on global memory). */
@@ -99,6 +135,8 @@ static void correctness_cell(char *out, size_t size, const kit_stage_grade *g)
     if (!g->emulated_correctness && g->parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_PASS &&
         g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_FAIL)
         snprintf(out, size, "FAIL (emulator)");
+    else if (not_graded(g))
+        snprintf(out, size, "not graded");
     else
         snprintf(out, size, "%s%s", outcome_word(correctness_of(g)->outcome),
                  g->emulated_correctness ? " (emulated)" : "");
@@ -168,15 +206,20 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
                 fprintf(out, "\nWhat to fix:\n");
             fprintf(out, "- stage %d %s: %s\n", grades[i].stage, kit_part_name((kit_part)p), r->message);
         }
-    int skipped = 0, unsanitized = 0;
-    const char *why = "";
+    int skipped = 0, unsanitized = 0, ungraded = 0;
+    const char *why = "", *ungraded_why = "";
     for (int i = 0; i < count; i++) {
         const kit_result *c = &grades[i].parts[KIT_PART_CORRECTNESS];
+        if (not_graded(&grades[i])) {
+            ungraded++;
+            ungraded_why = c->message + 12; /* after "not graded: " */
+        }
         if (c->outcome == KIT_OUTCOME_SKIP && !grades[i].emulated_correctness) {
             skipped++;
             why = c->message;
         }
-        unsanitized += c->outcome != KIT_OUTCOME_SKIP && !grades[i].emulated_correctness && !grades[i].emulated_races &&
+        unsanitized += c->outcome != KIT_OUTCOME_SKIP && !not_graded(&grades[i]) && !grades[i].emulated_correctness &&
+                       !grades[i].emulated_races &&
                        grades[i].parts[KIT_PART_RACECHECK].outcome == KIT_OUTCOME_MISSING;
     }
     if (emulated)
@@ -187,6 +230,9 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
     if (skipped)
         fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped,
                 strncmp(why, "not graded: ", 12) == 0 ? why + 12 : why);
+    if (ungraded)
+        fprintf(out, "\n%d stage(s) were not graded: %s. Nothing ran them: these points are not a grade.\n",
+                ungraded, ungraded_why);
     if (unsanitized)
         fprintf(out, "\nThe compute-sanitizer checks did not run for %d stage(s): was compute-sanitizer found when "
                 "the build was configured? Parts that did not run score 0 points.\n", unsanitized);
@@ -239,7 +285,10 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
         char cell[40];
         correctness_cell(cell, sizeof cell, g);
         snprintf(name, sizeof name, "stage %d: correctness", g->stage);
-        snprintf(text, sizeof text, "%s: %s", cell, c->message);
+        if (not_graded(g)) /* the message says "not graded: ..." itself */
+            snprintf(text, sizeof text, "%s", c->message);
+        else
+            snprintf(text, sizeof text, "%s: %s", cell, c->message);
         json_test(out, &first, name, g->part_score[0], g->part_max[0], c->outcome == KIT_OUTCOME_PASS, text);
         snprintf(name, sizeof name, "stage %d: speedup", g->stage);
         speedup_cell(text, sizeof text, s, g->emulated_correctness);
