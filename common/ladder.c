@@ -92,6 +92,13 @@ int main(int argc, char **argv)
         fputs(kit_usage(), stdout);
         return 0;
     }
+    const kit_stage *table = opt.use_labs ? kit_labs_stages : kit_solutions_stages;
+    if (opt.stage != 0 && !kit_stage_released(kit_find_stage(table, opt.stage))) {
+        /* A student edition holds the stages handed out so far; the others have no launcher. */
+        fprintf(stderr, "reduce_ladder: stage %d is not in this edition of the kit yet: your instructor "
+                "hands it out later\n", opt.stage);
+        return 2;
+    }
     if (opt.emulate && !KIT_EMULATED)
         return hand_over_to_emulator(argv, NULL);
     kit_gpu gpu;
@@ -110,7 +117,6 @@ int main(int argc, char **argv)
     }
     ws.timeout_s = opt.timeout_s;
 
-    const kit_stage *table = opt.use_labs ? kit_labs_stages : kit_solutions_stages;
     ladder_row rows[KIT_STAGE_COUNT + 2];
     ladder_row *stage_row[KIT_STAGE_COUNT + 1] = {NULL};
     int count = 0, lost = 0;
@@ -119,6 +125,8 @@ int main(int argc, char **argv)
         if (opt.stage != 0 && opt.stage != k)
             continue;
         const kit_stage *stage = kit_find_stage(table, k);
+        if (!kit_stage_released(stage)) /* not handed out yet (a student edition): no row */
+            continue;
         ladder_row *row = &rows[count++];
         memset(row, 0, sizeof *row);
         static char labels[KIT_STAGE_COUNT + 1][4];

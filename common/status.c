@@ -22,6 +22,7 @@ const char *kit_status_name(kit_status status)
     case KIT_BAD_ARGUMENT: return "BAD ARGUMENT";
     case KIT_OUT_OF_MEMORY: return "OUT OF MEMORY";
     case KIT_TOO_FAST: return "TOO FAST";
+    case KIT_NOT_RELEASED: return "NOT RELEASED";
     }
     return "UNKNOWN";
 }
@@ -46,8 +47,16 @@ const kit_stage *kit_find_stage(const kit_stage *table, int number)
     return NULL;
 }
 
+int kit_stage_released(const kit_stage *stage)
+{
+    return stage && stage->pass && *stage->pass;
+}
+
 kit_status kit_check_threads(const kit_stage *stage, unsigned threads, kit_error *err)
 {
+    if (!kit_stage_released(stage))
+        return kit_fail(err, KIT_NOT_RELEASED, "stage %d is not in this edition of the labs yet: "
+                        "your instructor hands it out later", stage ? stage->number : 0);
     int power_of_two = threads != 0 && (threads & (threads - 1)) == 0;
     if (!power_of_two || threads < stage->min_threads || threads > stage->max_threads)
         return kit_fail(err, KIT_BAD_ARGUMENT,

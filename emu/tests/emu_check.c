@@ -188,8 +188,8 @@ int main(int argc, char **argv)
     }
 #else
     for (int k = 0; k < KIT_STAGE_COUNT; k++)
-        if (!only_stage || table[k].number == only_stage)
-            rows[row_count++] = table[k];
+        if (only_stage ? table[k].number == only_stage : kit_stage_released(&table[k]))
+            rows[row_count++] = table[k]; /* a stage asked for but not released says so when run */
 #endif
     if (row_count == 0) {
         fprintf(stderr, "%s: no kernel matches %s\n", argv[0], only_kernel ? only_kernel : "the options");

@@ -220,7 +220,7 @@ static int parse_case(const char *line, kit_case *c)
                pattern, &c->seed, &c->repeat, &status, &c->got) != 7)
         return 0;
     kit_error err;
-    if (kit_pattern_parse(pattern, &c->pattern, &err) != KIT_OK || status < 0 || status > KIT_TOO_FAST ||
+    if (kit_pattern_parse(pattern, &c->pattern, &err) != KIT_OK || status < 0 || status > KIT_NOT_RELEASED ||
         c->n < 1 || c->n > KIT_MAX_N)
         return 0;
     c->status = (kit_status)status;

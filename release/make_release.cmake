@@ -1,0 +1,132 @@
+# Writes the student edition (run by the target student-release, release/CMakeLists.txt):
+#   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=1,2,3 -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
+#         -DEMU_REFERENCE=<archive>,<archive>,... -DDOCS=<student html> -DCUDA_VERSION=13.0.88
+#         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0" -P make_release.cmake
+# then DEST.tar.gz beside DEST. What is copied is listed here and nowhere else: the instructor's
+# material (solutions/, the grader's corpora and self-tests, the instructor docs, release/)
+# never is.
+cmake_minimum_required(VERSION 3.24)
+foreach(var SOURCE DEST STAGES GPU_REFERENCE DOCS CUDA_VERSION)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "make_release.cmake: -D${var}=... is missing")
+  endif()
+endforeach()
+string(REPLACE "," ";" stages "${STAGES}")
+string(REPLACE "," ";" emu_archives "${EMU_REFERENCE}")
+
+file(REMOVE_RECURSE "${DEST}")
+file(MAKE_DIRECTORY "${DEST}")
+
+# copy(<path>...): files of the kit, same place in the edition; a path ending in /* is a
+# folder, copied with everything below it.
+function(copy)
+  foreach(path IN LISTS ARGN)
+    if(path MATCHES "/\\*$")
+      file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/${path}")
+    elseif(EXISTS "${SOURCE}/${path}")
+      set(files "${path}")
+    else()
+      set(files "")
+    endif()
+    if(NOT files)
+      message(FATAL_ERROR "make_release.cmake: the kit has no ${path}")
+    endif()
+    foreach(file IN LISTS files)
+      get_filename_component(dir "${DEST}/${file}" DIRECTORY)
+      file(COPY "${SOURCE}/${file}" DESTINATION "${dir}" USE_SOURCE_PERMISSIONS)
+    endforeach()
+  endforeach()
+endfunction()
+
+# The build, the harness, the emulator and the set-up script.
+copy(CMakeLists.txt setup.sh common/* emu/CMakeLists.txt emu/include/* emu/src/* emu/tools/*
+     emu/tests/CMakeLists.txt emu/tests/emu_check.c docs/emulator.md)
+# The grader: everything in tests/ but the kit's own self-tests and their corpora.
+file(GLOB test_files RELATIVE "${SOURCE}" "${SOURCE}/tests/*")
+set(instructor_only audit_fixtures cheats valid_kernels wrong_kernels graded_corpus.def test_audit.c
+    test_grader.c test_host.c test_stages.c labs_match_solutions.sh expect_grade.sh expect_rejection.sh
+    fake_class.sh grade_class.sh require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
+    not_graded_report.sh)
+foreach(file IN LISTS test_files)
+  get_filename_component(name "${file}" NAME)
+  if(NOT name IN_LIST instructor_only)
+    copy("${file}")
+  endif()
+endforeach()
+
+# The labs handed out, and the edition file that says which they are.
+file(STRINGS "${SOURCE}/common/stages.def" stage_lines REGEX "^KIT_STAGE\\(")
+set(released_dirs "")
+foreach(line IN LISTS stage_lines)
+  string(REGEX MATCH "^KIT_STAGE\\(([0-9]+), *([A-Za-z0-9_]+), *([A-Za-z0-9_]+)," _ "${line}")
+  if(CMAKE_MATCH_1 IN_LIST stages)
+    copy("labs/${CMAKE_MATCH_2}/${CMAKE_MATCH_3}.cu")
+    list(APPEND released_dirs "${CMAKE_MATCH_2}")
+  endif()
+endforeach()
+string(REGEX MATCH "^[0-9]+" cuda_major "${CUDA_VERSION}")
+string(REPLACE ";" " " stages_text "${stages}")
+file(WRITE "${DEST}/edition.cmake" "\
+# A student edition of the GPU reduction lab kit (written by the instructor's student-release).
+# The stages handed out so far; the reference stages are prebuilt in reference/.
+set(KIT_EDITION student)
+set(KIT_RELEASED_STAGES ${stages_text})
+# reference/gpu/ was built by nvcc ${CUDA_VERSION}; its machine code needs a CUDA ${cuda_major} toolkit to link.
+set(KIT_REFERENCE_CUDA_VERSION ${CUDA_VERSION})
+string(REGEX MATCH \"^[0-9]+\" kit_cuda_major \"\${CMAKE_CUDA_COMPILER_VERSION}\")
+if(NOT kit_cuda_major STREQUAL \"${cuda_major}\")
+  message(FATAL_ERROR \"This edition's reference stages were built with CUDA ${CUDA_VERSION}; this machine's nvcc \"
+                      \"is \${CMAKE_CUDA_COMPILER_VERSION}. Install a CUDA ${cuda_major}.x toolkit, or ask your \"
+                      \"instructor for an edition built with CUDA \${kit_cuda_major}.\")
+endif()
+")
+
+# The prebuilt reference.
+file(MAKE_DIRECTORY "${DEST}/reference/gpu")
+foreach(k IN LISTS stages)
+  set(archive "${GPU_REFERENCE}/libkit_reference_stage${k}.a")
+  if(NOT EXISTS "${archive}")
+    message(FATAL_ERROR "make_release.cmake: ${archive} was not built")
+  endif()
+  file(COPY "${archive}" DESTINATION "${DEST}/reference/gpu")
+endforeach()
+foreach(archive IN LISTS emu_archives)
+  get_filename_component(name "${archive}" NAME)
+  if(name MATCHES "_race\\.a$")
+    set(flavor race)
+  else()
+    set(flavor plain)
+  endif()
+  file(COPY "${archive}" DESTINATION "${DEST}/reference/emu-${flavor}")
+endforeach()
+string(TIMESTAMP today "%Y-%m-%d")
+file(WRITE "${DEST}/reference/BUILD.txt" "\
+The reference stages ${stages_text}, prebuilt on ${today} (no source: the labs are yours to write).
+gpu/        nvcc ${CUDA_VERSION}, CUDA architectures ${ARCHS} (machine code, and PTX of the newest)
+emu-plain/  the CPU emulator's build (${CXX}); emu-race/ the same under ThreadSanitizer
+")
+
+# The student docs, README, CI workflow and ignore file.
+if(NOT EXISTS "${DOCS}/index.html")
+  message(FATAL_ERROR "make_release.cmake: the student docs are missing (${DOCS}/index.html)")
+endif()
+file(COPY "${DOCS}/" DESTINATION "${DEST}/docs/html")
+if(EXISTS "${SOURCE}/release/README.student.md")
+  file(COPY_FILE "${SOURCE}/release/README.student.md" "${DEST}/README.md")
+else()
+  message(FATAL_ERROR "make_release.cmake: release/README.student.md is missing")
+endif()
+if(IS_DIRECTORY "${SOURCE}/release/github")
+  file(GLOB workflows "${SOURCE}/release/github/*.yml")
+  file(COPY ${workflows} DESTINATION "${DEST}/.github/workflows")
+endif()
+file(WRITE "${DEST}/.gitignore" "build/\nbuild-*/\n")
+
+get_filename_component(parent "${DEST}" DIRECTORY)
+get_filename_component(name "${DEST}" NAME)
+execute_process(COMMAND "${CMAKE_COMMAND}" -E tar czf "${name}.tar.gz" "${name}" WORKING_DIRECTORY "${parent}"
+                RESULT_VARIABLE tar_failed)
+if(tar_failed)
+  message(FATAL_ERROR "make_release.cmake: could not write ${parent}/${name}.tar.gz")
+endif()
+message(STATUS "Student edition (stages ${stages_text}): ${DEST} and ${parent}/${name}.tar.gz")

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The student edition, built and graded as a student builds and grades it.
+#   test_student_edition.sh EDITION COPY KIT STAGES unfilled|solutions
+# unfilled   copies EDITION (the output of student-release) to COPY afresh, builds it with the
+#            student README's commands, then `cmake --build build --target check` must fail and
+#            every released stage must say "stage K wrote no result: fill in the TODO".
+# solutions  drops KIT's reference solutions into COPY/labs and grades again: every stage must
+#            get full marks (on the CPU emulator, where there is no GPU, all but the speed points,
+#            which need a GPU).
+# STAGES is the released stages, comma-separated (1,2,3).
+set -u
+edition=$1 copy=$2 kit=$3 stages=$4 mode=$5
+fail() { echo "FAILED: $*"; exit 1; }
+stage_files() { # "K dir name" for each released stage
+    sed -n 's/^KIT_STAGE(\([0-9]*\), *\([A-Za-z0-9_]*\), *\([A-Za-z0-9_]*\),.*/\1 \2 \3/p' "$kit/common/stages.def" |
+    while read -r k dir name; do
+        case ",$stages," in *",$k,"*) echo "$k $dir $name" ;; esac
+    done
+}
+
+case $mode in
+unfilled)
+    [ -f "$edition/edition.cmake" ] || fail "$edition is not a student edition (no edition.cmake)"
+    rm -rf "$copy" && mkdir -p "$(dirname "$copy")" && cp -R "$edition" "$copy" || fail "cannot copy $edition"
+    [ ! -e "$copy/solutions" ] || fail "the edition has a solutions/ folder"
+    cd "$copy" || exit 1
+    echo "== cmake -S . -B build && cmake --build build -j2 (in a copy of the edition)"
+    cmake -S . -B build -DKIT_WERROR=ON >configure.log 2>&1 || { cat configure.log; fail "configure failed"; }
+    cmake --build build -j2 >build.log 2>&1 || { tail -50 build.log; fail "the edition does not build"; }
+    # The ladder's reference rows come from the prebuilt library: they must give the exact sum.
+    ./build/reduce_ladder --n 100000 --reps 20 >ladder.log 2>&1 || { cat ladder.log; fail "reduce_ladder failed"; }
+    cat ladder.log
+    echo "== cmake --build build --target check (unfilled labs)"
+    if cmake --build build --target check >check.log 2>&1; then
+        tail -40 check.log; fail "make check passed on unfilled labs"
+    fi
+    stage_files | while read -r k dir name; do
+        grep -q "stage $k wrote no result: fill in the TODO" check.log ||
+            { tail -60 check.log; fail "stage $k's report does not say 'fill in the TODO'"; }
+    done || exit 1
+    grep -E "^(stage|total|[0-9] )" check.log | tail -20
+    echo "ok: every released stage (${stages}) fails with the fill-in message"
+    ;;
+solutions)
+    cd "$copy" 2>/dev/null && [ -d build ] || fail "$copy/build is missing: the unfilled test runs first"
+    stage_files | while read -r k dir name; do
+        cp "$kit/solutions/$dir/$name.cu" "labs/$dir/$name.cu" || exit 1
+    done || fail "cannot copy the solutions"
+    echo "== cmake --build build --target check (the reference solutions in labs/)"
+    if ! cmake --build build --target check >check.log 2>&1; then
+        tail -80 check.log; fail "make check failed on the reference solutions"
+    fi
+    sed -n '/^stage  *correct/,/^total/p' check.log
+    python3 - build/grade/results.json "$stages" <<'EOF' || fail "not full marks (above)"
+import json, sys
+results = json.load(open(sys.argv[1]))
+stages = sys.argv[2].split(",")
+bad = []
+names = [t["name"] for t in results["tests"]]
+for k in stages:
+    if not any(n.startswith("stage %s:" % k) for n in names):
+        bad.append("stage %s has no result" % k)
+for t in results["tests"]:
+    stage = t["name"].split(":")[0].split()[-1]
+    if stage not in stages:
+        bad.append("%s: not a released stage" % t["name"])
+    no_gpu = "speedup" in t["name"] and "not measured (no GPU)" in t["output"]
+    if t["status"] != "passed" and not no_gpu:
+        bad.append("%s: %s (%s)" % (t["name"], t["status"], t["output"][:200]))
+    if t["status"] == "passed" and t["score"] != t["max_score"]:
+        bad.append("%s: %s of %s" % (t["name"], t["score"], t["max_score"]))
+for b in bad:
+    print("  " + b)
+print("score %s: %s" % (results["score"], "full marks" if not bad else "NOT full marks"))
+sys.exit(1 if bad else 0)
+EOF
+    echo "ok: full marks for stages ${stages}"
+    ;;
+*)
+    echo "usage: $0 EDITION COPY KIT STAGES unfilled|solutions" >&2
+    exit 2
+    ;;
+esac
