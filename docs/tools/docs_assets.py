@@ -1,20 +1,35 @@
 #!/usr/bin/env python3
 """Generates what the documentation shows that must not drift from the code and the data.
 
-Reads common/stages.def, the solution files and every ladder result in docs/results/*.json,
-and writes into OUT (the build folder, never the source tree):
-  stage<K>.svg           the picture of stage K (docs/tools/stage_picture.py runs the kernel)
+Reads common/stages.def, the stage files and every ladder result in docs/results/*.json,
+and writes into OUT (the build folder, never the source tree), for each stage documented:
+  stage<K>.svg           the picture of stage K (docs/tools/stage_picture.py runs the reference
+                         kernel of solutions/; a picture of the algorithm, with no code in it)
   changes-stage<K>.html  the code difference from stage K-1 to stage K, from the real files
   results-stage<K>.html  the measured numbers of stage K, one row per result file
   ladder.html            bar charts and tables of every result file, for the main page
-Usage: docs_assets.py SOURCE_DIR OUT
+Two editions, one script:
+  instructor  (default) every stage; the differences are solution K-1 -> solution K.
+  student     the stages of --stages only. The differences are lab K-1 -> lab K, both
+              skeletons from labs/, so they never contain the answer to stage K's TODO (when
+              stage K-1 is not handed out, the fragment says so and shows lab K's kernel and
+              launcher alone; the first stage has no fragment in either edition, its page
+              quotes its lab through \snippet). The ladder links only the pages that exist. OUT/src/ receives a copy of common/ and of the released labs: the
+              student Doxyfile's EXAMPLE_PATH, which cannot reach solutions/.
+Files of stages no longer documented are removed from OUT, so a smaller release leaves no
+stale pictures or copies behind.
+Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3]
+--edition and --stages default to the environment variables KIT_DOCS_EDITION and
+KIT_DOCS_STAGES (set by docs/CMakeLists.txt), and else to instructor and all stages.
 """
+import argparse
 import difflib
 import glob
 import html
 import json
 import os
 import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -46,37 +61,61 @@ def snippet(path, marker):
     return lines[marks[0] + 1:marks[1]]
 
 
-def changes_html(prev, cur, src):
-    """A colour diff of the kernel and launcher of stage prev -> cur (the real files)."""
-    def code(stage):
-        path = os.path.join(src, "solutions", stage["dir"], stage["name"] + ".cu")
-        return snippet(path, "kernel") + [""] + snippet(path, "launcher")
+def kernel_and_launcher(src, folder, stage):
+    path = os.path.join(src, folder, stage["dir"], stage["name"] + ".cu")
+    return snippet(path, "kernel") + [""] + snippet(path, "launcher")
 
-    old, new = code(prev), code(cur)
+
+def file_name(folder, stage):
+    return "%s/%s/%s.cu" % (folder, stage["dir"], stage["name"])
+
+
+TODO_LINE = re.compile(r"//\s*\[(todo[\w-]*)\]\s*TODO\(student\)")
+
+
+def diff_html(old, new, old_stage, new_stage, head, todo=False):
+    """A colour diff of two kernel-and-launcher listings; head describes what is compared.
+
+    With todo=True (the labs), a TODO's first line is compared as a marker of its own instead
+    of as a comment, and is never hidden among the unchanged lines.
+    """
     def norm(lines, name):
         """What is compared: the code without comments and with the kernel's name blanked."""
         out = []
         for ln in lines:
+            m = TODO_LINE.search(ln) if todo else None
+            if m:
+                out.append("TODO " + m.group(1))
+                continue
             ln = re.sub(r"/\*.*?\*/|//.*", "", ln.replace(name, "NAME")).rstrip()
             out.append(ln)
         return out
-    sm = difflib.SequenceMatcher(None, norm(old, prev["name"]), norm(new, cur["name"]), autojunk=False)
-    out = ['<div class="kit-diff"><div class="kit-diff-head">solutions/%s/%s.cu &rarr; solutions/%s/%s.cu'
-           ' (kernel and launcher; <span class="del">&minus; removed</span>, <span class="add">+ added</span>)</div><pre>'
-           % (prev["dir"], prev["name"], cur["dir"], cur["name"])]
+    sm = difflib.SequenceMatcher(None, norm(old, old_stage["name"]), norm(new, new_stage["name"]), autojunk=False)
+    out = ['<div class="kit-diff"><div class="kit-diff-head">%s (%s; <span class="del">&minus; removed</span>, '
+           '<span class="add">+ added</span>)</div><pre>' % (head[0], head[1])]
     added = removed = 0
+
+    def context(block):
+        if len(block) > 7:
+            for ln in block[:2]:
+                out.append('<span class="ctx">  %s</span>' % html.escape(ln))
+            out.append('<span class="skip">  &#8942; %d unchanged lines</span>' % (len(block) - 4))
+            for ln in block[-2:]:
+                out.append('<span class="ctx">  %s</span>' % html.escape(ln))
+        else:
+            for ln in block:
+                out.append('<span class="ctx">  %s</span>' % html.escape(ln))
+
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
             block = new[j1:j2]
-            if len(block) > 7:
-                for ln in block[:2]:
-                    out.append('<span class="ctx">  %s</span>' % html.escape(ln))
-                out.append('<span class="skip">  &#8942; %d unchanged lines</span>' % (len(block) - 4))
-                for ln in block[-2:]:
-                    out.append('<span class="ctx">  %s</span>' % html.escape(ln))
-            else:
-                for ln in block:
-                    out.append('<span class="ctx">  %s</span>' % html.escape(ln))
+            marks = [k for k, ln in enumerate(block) if todo and TODO_LINE.search(ln)]
+            begin = 0
+            for k in marks:
+                context(block[begin:k])
+                out.append('<span class="ctx">  %s</span>' % html.escape(block[k]))
+                begin = k + 1
+            context(block[begin:])
             continue
         for ln in old[i1:i2]:
             out.append('<span class="del">- %s</span>' % html.escape(ln))
@@ -89,6 +128,68 @@ def changes_html(prev, cur, src):
     out.append("</pre><div class=\"kit-diff-head\">%d lines removed, %d added (lines that differ only in "
                "comments or in the kernel's name count as unchanged)</div></div>" % (removed, added))
     return "\n".join(out) + "\n"
+
+
+def fold_todo(lines):
+    """A lab's listing with each TODO block shortened to its first line and a pointer."""
+    out, inside = [], False
+    for ln in lines:
+        if inside:
+            inside = "end of TODO" not in ln
+            continue
+        out.append(ln)
+        if TODO_LINE.search(ln):
+            indent = ln[:len(ln) - len(ln.lstrip())]
+            out.append(indent + "// ... (the rest of this TODO block: see \"Your task\" below)")
+            inside = True
+    return out
+
+
+def changes_html(prev, cur, src):
+    """Instructor edition: the diff of the kernel and launcher of solution prev -> solution cur."""
+    return diff_html(kernel_and_launcher(src, "solutions", prev), kernel_and_launcher(src, "solutions", cur),
+                     prev, cur, ("%s &rarr; %s" % (file_name("solutions", prev), file_name("solutions", cur)),
+                                 "kernel and launcher"))
+
+
+def listing_html(stage, src):
+    """A lab's kernel and launcher alone, in the diff's frame (nothing to compare it with)."""
+    lines = kernel_and_launcher(src, "labs", stage)
+    body = "".join('<span class="ctx">  %s</span>' % html.escape(ln) for ln in lines)
+    return ('<div class="kit-diff"><div class="kit-diff-head">%s (kernel and launcher, as handed out)</div>'
+            '<pre>%s</pre></div>\n' % (file_name("labs", stage), body))
+
+
+def lab_changes_html(prev, cur, src):
+    """Student edition: what changed around stage cur's TODO, from the two skeletons in labs/.
+
+    prev is the previous stage when it is handed out too, else None. Only lab files are
+    shown: the previous lab's TODO is empty there and the current lab's TODO is a comment, so
+    the answer to stage cur's TODO cannot be in it (a previous stage's answer can, where
+    lab cur carries it: the note says so).
+    """
+    here = "<code>%s</code>" % file_name("labs", cur)
+    if prev is None:
+        before = cur["number"] - 1
+        return ('<p class="kit-edition">Stage %d is not part of this hand-out, so there is no previous lab to '
+                'compare with. These are the kernel and launcher you start from, %s; the TODO comments mark '
+                'what you write.</p>\n' % (before, here)) + listing_html(cur, src)
+    old, new = kernel_and_launcher(src, "labs", prev), kernel_and_launcher(src, "labs", cur)
+    shown_old, shown_new = fold_todo(old), fold_todo(new)
+    # Does lab cur carry the answer to prev's TODO? (Allowed: prev is handed out already.)
+    sol_prev = os.path.join(src, "solutions", prev["dir"], prev["name"] + ".cu")
+    answer = set(" ".join(ln.split()) for ln in snippet(sol_prev, "todo") if ln.strip()
+                 and not ln.strip().startswith(("//", "/*", "*")))
+    carried = answer and answer <= set(" ".join(ln.split()) for ln in new)
+    note = (" Where stage %d's lab had its TODO, this lab has that stage's reference answer, so you "
+            "build on a correct stage %d." % (prev["number"], prev["number"])) if carried else ""
+    intro = ('<p class="kit-edition">You start from %s. Here is what changed since the previous lab, '
+             '<code>%s</code>, computed from the two skeletons when this page was built: the TODO comments '
+             'mark what you write, everything else is given.%s</p>\n' % (here, file_name("labs", prev), note))
+    return intro + diff_html(shown_old, shown_new, prev, cur,
+                             ("%s &rarr; %s" % (file_name("labs", prev), file_name("labs", cur)),
+                              "the two labs' kernel and launcher, each TODO block shortened to its first line"),
+                             todo=True)
 
 
 def load_results(src):
@@ -195,7 +296,8 @@ def bar_chart(r, stages):
     return "\n".join(svg)
 
 
-def ladder_html(results, stages):
+def ladder_html(results, stages, documented):
+    """The main page's charts and tables; a stage links to its page only where it has one."""
     out = []
     for r in results:
         out.append('<div class="kit-ladder"><p class="kit-run">%s</p>' % run_text(r))
@@ -206,9 +308,11 @@ def ladder_html(results, stages):
             row = r["by_stage"].get(str(s["number"]))
             if not row:
                 continue
-            out.append('<tr><td><a href="stage%d.html">%d</a></td><td>%s</td><td>%s ms</td><td>%s</td><td>%s</td>'
+            cell = ('<a href="stage%d.html">%d</a>' % (s["number"], s["number"]) if s["number"] in documented
+                    else "%d" % s["number"])
+            out.append('<tr><td>%s</td><td>%s</td><td>%s ms</td><td>%s</td><td>%s</td>'
                        '<td><b>%s</b></td><td>%s</td><td>%s</td></tr>'
-                       % (s["number"], s["number"], html.escape(s["title"]), fmt(row["median_ms"], "%.4f"),
+                       % (cell, html.escape(s["title"]), fmt(row["median_ms"], "%.4f"),
                           fmt(row["gbps"], "%.0f"), html.escape(row["step_speedup"]),
                           html.escape(row["cumulative_speedup"]), html.escape(row["percent_of_cub"]),
                           HARRIS_G80[s["number"]]))
@@ -227,26 +331,86 @@ def write(path, text):
         f.write(text)
 
 
+def parse_stages(text, stages):
+    known = [s["number"] for s in stages]
+    if text is None or not text.strip():
+        return set(known)
+    chosen = set()
+    for part in re.split(r"[,;\s]+", text.strip()):
+        if part and (not part.isdigit() or int(part) not in known):
+            raise SystemExit("docs_assets.py: --stages: '%s' is not a stage of common/stages.def (%s)"
+                             % (part, ",".join(map(str, known))))
+        if part:
+            chosen.add(int(part))
+    return chosen
+
+
+def copy_examples(src, out, stages, documented):
+    """OUT/src: common/ and the released labs, the only code the student pages may quote."""
+    root = os.path.join(out, "src")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "common"))
+    for name in sorted(os.listdir(os.path.join(src, "common"))):
+        if os.path.isfile(os.path.join(src, "common", name)):
+            shutil.copy2(os.path.join(src, "common", name), os.path.join(root, "common", name))
+    for s in stages:
+        if s["number"] in documented:
+            os.makedirs(os.path.join(root, "labs", s["dir"]))
+            shutil.copy2(os.path.join(src, "labs", s["dir"], s["name"] + ".cu"),
+                         os.path.join(root, "labs", s["dir"], s["name"] + ".cu"))
+
+
 def main(argv):
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    src, out = argv
+    ap = argparse.ArgumentParser(description="Generates the documentation's pictures, diffs and tables.")
+    ap.add_argument("source_dir")
+    ap.add_argument("out")
+    ap.add_argument("--edition", choices=("instructor", "student"),
+                    default=os.environ.get("KIT_DOCS_EDITION") or "instructor")
+    ap.add_argument("--stages", default=os.environ.get("KIT_DOCS_STAGES"),
+                    help="the stages to document, e.g. 1,2,3 (default: all of common/stages.def)")
+    args = ap.parse_args(argv)
+    src, out = args.source_dir, args.out
     os.makedirs(out, exist_ok=True)
     stages = read_stages(src)
+    documented = parse_stages(args.stages, stages) if args.edition == "student" else \
+        set(s["number"] for s in stages)
+    if args.edition == "instructor" and args.stages and parse_stages(args.stages, stages) != documented:
+        raise SystemExit("docs_assets.py: the instructor edition documents every stage; --stages is for "
+                         "--edition student")
     results = load_results(src)
+    written = set()
     for k, s in enumerate(stages):
+        if s["number"] not in documented:
+            continue
         path = os.path.join(src, "solutions", s["dir"], s["name"] + ".cu")
         try:
             svg, _, problems = stage_picture.picture(path, s["number"], s["title"])
         except (OSError, stage_picture.StageCodeError, stage_picture.SimError, SyntaxError) as exc:
             print("docs_assets.py: cannot draw %s: %s" % (path, exc), file=sys.stderr)
             return 1
-        write(os.path.join(out, "stage%d.svg" % s["number"]), svg)
+        name = "stage%d.svg" % s["number"]
+        write(os.path.join(out, name), svg)
+        written.add(name)
         if k > 0:
-            write(os.path.join(out, "changes-stage%d.html" % s["number"]), changes_html(stages[k - 1], s, src))
-        write(os.path.join(out, "results-stage%d.html" % s["number"]), stage_results_html(s, results))
-    write(os.path.join(out, "ladder.html"), ladder_html(results, stages))
+            name = "changes-stage%d.html" % s["number"]
+            if args.edition == "instructor":
+                write(os.path.join(out, name), changes_html(stages[k - 1], s, src))
+            else:
+                prev = stages[k - 1] if stages[k - 1]["number"] in documented else None
+                write(os.path.join(out, name), lab_changes_html(prev, s, src))
+            written.add(name)
+        name = "results-stage%d.html" % s["number"]
+        write(os.path.join(out, name), stage_results_html(s, results))
+        written.add(name)
+    write(os.path.join(out, "ladder.html"), ladder_html(results, stages, documented))
+    # what an earlier, larger set of stages left behind
+    for name in os.listdir(out):
+        if re.match(r"(stage\d+\.svg|(changes|results)-stage\d+\.html)$", name) and name not in written:
+            os.remove(os.path.join(out, name))
+    if args.edition == "student":
+        copy_examples(src, out, stages, documented)
+    else:
+        shutil.rmtree(os.path.join(out, "src"), ignore_errors=True)
     return 0
 
 
