@@ -1,7 +1,7 @@
 # `make check`, `make check-grade` and `make check-stageK`: build, run the tests, then print
 # the grade report.
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
-#         -DJOBS=N [-DBUILD_ALL=ON] [-DSTAGE=K | -DLABEL=grade] -P check.cmake
+#         -DJOBS=N [-DRELEASED=1,2,3] [-DBUILD_ALL=ON] [-DSTAGE=K | -DLABEL=grade] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
 # target's, after the report is printed; CTest writes JUnit XML next to the results. A build
@@ -26,6 +26,9 @@ else()
   endif()
   set(junit "${RESULTS}/junit.xml")
   set(report_args --json "${RESULTS}/results.json" --csv "${RESULTS}/summary.csv" --student "${STUDENT}")
+  if(RELEASED) # the stages of this edition (a student edition: those handed out so far)
+    list(APPEND report_args --stages "${RELEASED}")
+  endif()
 endif()
 if(old)
   file(REMOVE ${old})

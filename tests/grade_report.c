@@ -3,8 +3,11 @@
  * \brief grade_report: the summary table, results.json and a CSV row, from the result files
  * the grading tests left in a folder. No GPU and no CUDA: it only reads files.
  *
- *   grade_report --results build/grade --config tests/grading.conf [--stage K]
+ *   grade_report --results build/grade --config tests/grading.conf [--stage K | --stages 1,2,3]
  *                [--title TEXT] [--json results.json] [--csv row.csv --student NAME]
+ *
+ * --stages names the stages of this edition (a student edition holds those handed out so
+ * far): the others are left out of the report and its totals.
  *
  * `make check` runs it after CTest; tests/grade_class.sh collects the CSV rows.
  *
@@ -20,7 +23,7 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: grade_report --results DIR [--config FILE] [--stage K] [--title TEXT]\n"
+    fprintf(stderr, "usage: grade_report --results DIR [--config FILE] [--stage K | --stages 1,2,3] [--title TEXT]\n"
                     "                    [--json FILE] [--csv FILE --student NAME]\n");
     return 2;
 }
@@ -29,7 +32,9 @@ int main(int argc, char **argv)
 {
     const char *results = NULL, *config_path = NULL, *title = "Grade report", *json = NULL, *csv = NULL;
     const char *student = "student";
-    int only = 0;
+    int only = 0, in_edition[KIT_STAGE_COUNT + 1];
+    for (int k = 0; k <= KIT_STAGE_COUNT; k++)
+        in_edition[k] = 1;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc)
             return usage();
@@ -52,6 +57,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, "grade_report: --stage must be 1 to %d, not '%s'\n", KIT_STAGE_COUNT, value);
                 return 2;
             }
+        } else if (strcmp(key, "--stages") == 0) {
+            for (int k = 0; k <= KIT_STAGE_COUNT; k++)
+                in_edition[k] = 0;
+            const char *p = value;
+            while (*p) {
+                char *end;
+                long k = strtol(p, &end, 10);
+                if (end == p || k < 1 || k > KIT_STAGE_COUNT || (*end != ',' && *end != '\0')) {
+                    fprintf(stderr, "grade_report: --stages must list stage numbers 1 to %d, such as 1,2,3, not '%s'\n",
+                            KIT_STAGE_COUNT, value);
+                    return 2;
+                }
+                in_edition[k] = 1;
+                p = *end ? end + 1 : end;
+            }
         } else
             return usage();
     }
@@ -66,7 +86,7 @@ int main(int argc, char **argv)
     kit_stage_grade grades[KIT_STAGE_COUNT];
     int count = 0;
     for (int k = 1; k <= KIT_STAGE_COUNT; k++)
-        if (only == 0 || only == k)
+        if ((only == 0 && in_edition[k]) || only == k)
             kit_grade_stage(&config, results, k, &grades[count++]);
 
     kit_report_table(stdout, grades, count, title);

@@ -471,6 +471,15 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     ck_assert_int_eq(system(command), 0);
     snprintf(command, sizeof command, "%s --results %s --stage 9 2>/dev/null", KIT_GRADE_REPORT, dir);
     ck_assert_int_ne(system(command), 0);
+    /* A student edition with stages 1 to 3 handed out: the others are not in its report or total. */
+    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --stages 1,2,3 --json %s "
+             "> %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, dir);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "grep -q '^total .* 0 / 30$' %s/out.txt && ! grep -q '^4 ' %s/out.txt && "
+             "! grep -q 'stage 4' %s", dir, dir, json);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "%s --results %s --stages 1,8 2>/dev/null", KIT_GRADE_REPORT, dir);
+    ck_assert_int_ne(system(command), 0);
     snprintf(command, sizeof command, "rm -f %s/results.json %s/row.csv %s/out.txt", dir, dir, dir);
     ck_assert_int_eq(system(command), 0);
     clean_dir();
