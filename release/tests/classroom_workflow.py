@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""GitHub Classroom's workflow (release/github/grade.yml), run here as GitHub runs it: the
+commands are read from the YAML, never copied.
+
+  classroom_workflow.py --workflow grade.yml --edition EDITION --kit KIT --work WORK --stages 1,7
+
+First it checks the workflow's wiring against the kit: one grader step per stage of
+common/stages.def (id stageK, run only where the edition hands stage K out, grading stage K
+and reading its report, worth the points tests/grading.conf gives a stage without a GPU), the
+reporter reading every one of them, and the job named as GitHub Classroom expects.
+
+Then it copies EDITION (a student edition) to WORK/workspace, keeps only the released stages
+among --stages (edition.cmake and labs/ cut down, to keep the test short) and runs the job's
+steps in order, twice:
+  1. with the reference solutions (KIT/solutions) in labs/: every run step must succeed and
+     every kept stage's grader must pass (all its points);
+  2. with the first kept stage back to its unfilled skeleton: that stage's command must fail and
+     say "fill in the TODO"; the others must still pass.
+Steps run as on GitHub: `run:` with bash -eo pipefail and GITHUB_OUTPUT/GITHUB_PATH files;
+`if:` and ${{ }} expressions evaluated (the few forms the workflow uses; anything else is an
+error); classroom-resources/autograding-command-grader's command through /bin/sh with the
+action's environment (PATH and HOME only) and time limit; the reporter's totals from the
+graders' results. actions/checkout is the copy of the edition; the CUDA install step finds nvcc
+and installs nothing here (its install branch needs NVIDIA's repository and is not tried).
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import yaml
+except ImportError:
+    print("FAILED: this test reads the workflow with PyYAML: install python3-yaml (apt) or PyYAML (pip)")
+    sys.exit(1)
+
+GRADER = "classroom-resources/autograding-command-grader"
+REPORTER = "classroom-resources/autograding-grading-reporter"
+CHECKOUT = "actions/checkout"
+JOB = "run-autograding-tests"   # the check run GitHub Classroom reads the points from
+ACTOR = "a-student"
+
+
+class Failure(Exception):
+    pass
+
+
+def say(text):
+    print(text, flush=True)
+
+
+# ---------------------------------------------------------------------------- the kit
+def kit_stages(kit):
+    stages = []
+    with open(os.path.join(kit, "common", "stages.def")) as f:
+        for line in f:
+            m = re.match(r"^KIT_STAGE\((\d+), *([A-Za-z0-9_]+), *([A-Za-z0-9_]+),", line)
+            if m:
+                stages.append((int(m.group(1)), m.group(2), m.group(3)))
+    return stages
+
+
+def points_without_gpu(config_path):
+    """{k: correctness + sanitizer points} from grading.conf (speed needs a GPU)."""
+    base = {"correctness": 6.0, "sanitizer": 2.0}
+    per_stage = {}
+    with open(config_path) as f:
+        for line in f:
+            m = re.match(r"^\s*(?:stage(\d+)\.)?points\.(correctness|sanitizer)\s*=\s*([0-9.]+)", line)
+            if m and m.group(1):
+                per_stage.setdefault(int(m.group(1)), {})[m.group(2)] = float(m.group(3))
+            elif m:
+                base[m.group(2)] = float(m.group(3))
+    return {k: sum(dict(base, **per_stage.get(k, {})).values()) for k in range(1, 8)}
+
+
+# ---------------------------------------------------------------------------- expressions
+def value_of(expr, ctx):
+    expr = expr.strip()
+    m = re.match(r"^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)$", expr)
+    if m:
+        return ctx["steps"].get(m.group(1), {}).get("outputs", {}).get(m.group(2), "")
+    m = re.match(r"^'([^']*)'$", expr)
+    if m:
+        return m.group(1)
+    if expr == "github.actor":
+        return ACTOR
+    raise Failure("the test cannot evaluate the expression %r: teach value_of() or simplify the workflow" % expr)
+
+
+def condition(expr, ctx):
+    expr = expr.strip()
+    m = re.match(r"^\$\{\{(.*)\}\}$", expr, re.S)
+    if m:
+        expr = m.group(1).strip()
+    m = re.match(r"^contains\((.*),(.*)\)$", expr)
+    if m:
+        return value_of(m.group(2), ctx) in value_of(m.group(1), ctx)
+    m = re.match(r"^(.*?)\s*(==|!=)\s*(.*)$", expr)
+    if m:
+        equal = value_of(m.group(1), ctx) == value_of(m.group(3), ctx)
+        return equal if m.group(2) == "==" else not equal
+    raise Failure("the test cannot evaluate the condition %r" % expr)
+
+
+def substitute(text, ctx):
+    return re.sub(r"\$\{\{(.*?)\}\}", lambda m: value_of(m.group(1), ctx), str(text))
+
+
+# ---------------------------------------------------------------------------- wiring
+def check_wiring(workflow, kit, config):
+    problems = []
+    jobs = workflow.get("jobs") or {}
+    if list(jobs) != [JOB]:
+        problems.append("the workflow's one job must be named %s (GitHub Classroom reads its check run), not %s"
+                        % (JOB, list(jobs)))
+        return problems
+    steps = jobs[JOB].get("steps") or []
+    if not steps or not str(steps[0].get("uses", "")).startswith(CHECKOUT + "@"):
+        problems.append("the first step must be %s" % CHECKOUT)
+    by_id = {s.get("id"): s for s in steps if s.get("id")}
+    points = points_without_gpu(config)
+    reporter = [s for s in steps if str(s.get("uses", "")).startswith(REPORTER + "@")]
+    if len(reporter) != 1 or reporter[0] is not steps[-1]:
+        problems.append("the last step, and only it, must be %s" % REPORTER)
+    for k, _, _ in kit_stages(kit):
+        sid = "stage%d" % k
+        step = by_id.get(sid)
+        if not step:
+            problems.append("no step with id %s" % sid)
+            continue
+        if not str(step.get("uses", "")).startswith(GRADER + "@"):
+            problems.append("%s does not use %s" % (sid, GRADER))
+        if str(step.get("if", "")).strip() != "contains(steps.edition.outputs.stages, ' %d ')" % k:
+            problems.append("%s's if is %r: it must run only where the edition hands stage %d out" % (sid, step.get("if"), k))
+        w = step.get("with") or {}
+        command = str(w.get("command", ""))
+        named = set(re.findall(r"stage(\d+)", command))
+        if "check-stage%d" % k not in command or "results-stage%d.json" % k not in command or named != {str(k)}:
+            problems.append("%s's command does not grade stage %d alone: %s" % (sid, k, command))
+        if float(w.get("max-score", -1)) != points[k]:
+            problems.append("%s's max-score is %s; without a GPU stage %d earns %g (tests/grading.conf)"
+                            % (sid, w.get("max-score"), k, points[k]))
+        if not w.get("test-name") or not w.get("timeout"):
+            problems.append("%s needs a test-name and a timeout" % sid)
+        if reporter:
+            env = reporter[0].get("env") or {}
+            want = "${{ steps.%s.outputs.result }}" % sid
+            if str(env.get("STAGE%d_RESULTS" % k, "")).replace(" ", "") != want.replace(" ", ""):
+                problems.append("the reporter's env has no STAGE%d_RESULTS: %s" % (k, want))
+    if reporter and str((reporter[0].get("with") or {}).get("runners", "")).replace(" ", "") != \
+            "${{steps.edition.outputs.runners}}":
+        problems.append("the reporter's runners must be the edition step's list of released stages")
+    for s in steps:
+        uses = str(s.get("uses", ""))
+        if uses and not any(uses.startswith(a + "@") for a in (CHECKOUT, GRADER, REPORTER)):
+            problems.append("step %r uses %s, which this test cannot stand in for" % (s.get("name"), uses))
+    return problems
+
+
+# ---------------------------------------------------------------------------- running the job
+def read_pairs(path):
+    """GITHUB_OUTPUT's name=value and name<<DELIMITER forms."""
+    pairs = {}
+    with open(path) as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^([A-Za-z0-9_-]+)<<(.+)$", line)
+        if m:
+            end = lines.index(m.group(2), i + 1)
+            pairs[m.group(1)] = "\n".join(lines[i + 1:end])
+            i = end + 1
+            continue
+        if "=" in line:
+            name, value = line.split("=", 1)
+            pairs[name] = value
+        elif line.strip():
+            raise Failure("cannot read %r from GITHUB_OUTPUT" % line)
+        i += 1
+    return pairs
+
+
+def run_captured(command, env, cwd, timeout, log_path):
+    """Runs command, its output into log_path (appended); returns (status, or None when it ran
+    past timeout seconds and was killed, with its process group; its output)."""
+    with open(log_path, "a") as log:
+        start = log.tell()
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        try:
+            status = process.wait(timeout=max(timeout, 1))
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+            status = None
+    with open(log_path, errors="replace") as log:
+        log.seek(start)
+        return status, log.read()
+
+
+def run_job(workflow, workspace, logs, label):
+    """Runs the job's steps; returns {step id: grader result} and the reporter's totals."""
+    job = workflow["jobs"][JOB]
+    if "if" in job and not condition(job["if"], {"steps": {}}):
+        raise Failure("the job would not run for a student's push (if: %s)" % job["if"])
+    deadline = time.time() + 60 * float(job.get("timeout-minutes", 360))
+    ctx = {"steps": {}}
+    path_added = []
+    graders = {}
+    totals = None
+    tmp = tempfile.mkdtemp(prefix="classroom-", dir=logs)
+    for n, step in enumerate(job["steps"]):
+        name = step.get("name") or step.get("uses") or "step %d" % n
+        sid = step.get("id")
+        if "if" in step and not condition(step["if"], ctx):
+            say("   - %s: skipped (if: %s)" % (name, step["if"]))
+            if sid:
+                ctx["steps"][sid] = {"outputs": {}, "outcome": "skipped"}
+            continue
+        env_step = {k: substitute(v, ctx) for k, v in (step.get("env") or {}).items()}
+        base_path = ":".join(path_added + [os.environ.get("PATH", "")])
+        uses = str(step.get("uses", ""))
+        log_path = os.path.join(logs, "%s-%02d.log" % (label, n))
+        start = time.time()
+        if uses.startswith(CHECKOUT + "@"):
+            say("   - %s: the copy of the edition in %s" % (name, workspace))
+            continue
+        if uses.startswith(GRADER + "@"):
+            w = {k: substitute(v, ctx) for k, v in (step.get("with") or {}).items()}
+            # The action's environment (src/main.js): PATH and HOME, nothing else.
+            env = {"PATH": base_path, "FORCE_COLOR": "true", "DOTNET_CLI_HOME": "/tmp", "DOTNET_NOLOGO": "true",
+                   "HOME": os.environ.get("HOME", "/root")}
+            limit = float(w.get("timeout", 10)) * 60
+            status, output = 0, ""
+            if w.get("setup-command"):
+                status, output = run_captured(["/bin/sh", "-c", w["setup-command"]], env, workspace, limit, log_path)
+            if status == 0:
+                status, more = run_captured(["/bin/sh", "-c", w["command"]], env, workspace, limit, log_path)
+                output += more
+            max_score = int(w.get("max-score", 0) or 0)
+            verdict = "pass" if status == 0 else ("error" if status is None else "fail")
+            result = {"version": 1, "status": verdict, "max_score": max_score,
+                      "tests": [{"name": w.get("test-name"), "status": verdict,
+                                 "score": max_score if verdict == "pass" else 0, "test_code": w["command"]}]}
+            ctx["steps"][sid] = {"outputs": {"result": base64.b64encode(json.dumps(result).encode()).decode()},
+                                 "outcome": "success"}
+            graders[sid] = (verdict, output, log_path)
+            say("   - %s: %s, %d of %d points (%d s; log %s)" % (
+                name, verdict, result["tests"][0]["score"], max_score, time.time() - start, log_path))
+            continue
+        if uses.startswith(REPORTER + "@"):
+            w = {k: substitute(v, ctx) for k, v in (step.get("with") or {}).items()}
+            score = max_score = 0
+            for runner in str(w.get("runners", "")).split(","):
+                encoded = env_step.get(runner.strip().upper() + "_RESULTS", "")
+                if not encoded:
+                    raise Failure("the reporter would find no result for runner %r" % runner)
+                result = json.loads(base64.b64decode(encoded))
+                score += sum(t["score"] for t in result["tests"])
+                max_score += result["max_score"]
+            totals = (score, max_score)
+            say("   - %s: %d of %d points" % (name, score, max_score))
+            continue
+        if "run" not in step:
+            raise Failure("step %r neither runs a command nor uses an action the test knows" % name)
+        # A run step: bash -eo pipefail, as GitHub runs it on Linux.
+        script = os.path.join(tmp, "step-%02d.sh" % n)
+        with open(script, "w") as f:
+            f.write(step["run"])
+        output_file, path_file = os.path.join(tmp, "output-%02d" % n), os.path.join(tmp, "path-%02d" % n)
+        open(output_file, "w").close()
+        open(path_file, "w").close()
+        env = dict(os.environ, PATH=base_path, GITHUB_OUTPUT=output_file, GITHUB_PATH=path_file,
+                   GITHUB_WORKSPACE=workspace, GITHUB_ACTIONS="true", CI="true", RUNNER_TEMP=tmp, **env_step)
+        status, output = run_captured(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], env, workspace,
+                                      deadline - time.time(), log_path)
+        say("   - %s: exit %s (%d s; log %s)" % (name, status, time.time() - start, log_path))
+        if status != 0:
+            say("".join(output.splitlines(True)[-40:]))
+            raise Failure("the step %r failed" % name)
+        if sid:
+            ctx["steps"][sid] = {"outputs": read_pairs(output_file), "outcome": "success"}
+        with open(path_file) as f:
+            path_added = [line.strip() for line in f if line.strip()] + path_added
+    return graders, totals
+
+
+# ---------------------------------------------------------------------------- main
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for option in ("--workflow", "--edition", "--kit", "--work", "--stages"):
+        parser.add_argument(option, required=True)
+    args = parser.parse_args()
+    kit, edition, work = (os.path.abspath(p) for p in (args.kit, args.edition, args.work))
+    with open(args.workflow) as f:
+        text = f.read()
+    workflow = yaml.safe_load(text)
+
+    say("== the workflow's wiring")
+    problems = check_wiring(workflow, kit, os.path.join(kit, "tests", "grading.conf"))
+    shipped = os.path.join(edition, ".github", "workflows", os.path.basename(args.workflow))
+    if not os.path.exists(shipped):
+        problems.append("the edition does not ship %s" % os.path.relpath(shipped, edition))
+    elif open(shipped).read() != text:
+        problems.append("the edition's %s differs from %s" % (os.path.relpath(shipped, edition), args.workflow))
+    if problems:
+        raise Failure("; ".join(problems))
+    say("   ok: one grader per stage, each run only where the edition hands it out, the reporter reads them all")
+
+    say("== a copy of the edition, cut down to the stages %s" % args.stages)
+    if not os.path.exists(os.path.join(edition, "edition.cmake")):
+        raise Failure("%s is not a student edition (no edition.cmake)" % edition)
+    workspace = os.path.join(work, "workspace")
+    logs = os.path.join(work, "logs")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(logs)
+    shutil.copytree(edition, workspace, symlinks=True)
+    edition_file = os.path.join(workspace, "edition.cmake")
+    with open(edition_file) as f:
+        edition_text = f.read()
+    released = [int(k) for k in re.search(r"^set\(KIT_RELEASED_STAGES ([0-9 ]+)\)$", edition_text, re.M).group(1).split()]
+    wanted = {int(k) for k in args.stages.split(",") if k}
+    keep = [k for k in released if k in wanted]
+    if not keep:
+        raise Failure("none of the stages %s is released by this edition (%s)" % (args.stages, released))
+    with open(edition_file, "w") as f:
+        f.write(re.sub(r"^set\(KIT_RELEASED_STAGES [0-9 ]+\)$", "set(KIT_RELEASED_STAGES %s)" % " ".join(map(str, keep)),
+                       edition_text, flags=re.M))
+    stages = [s for s in kit_stages(kit) if s[0] in keep]
+    for k, d, name in kit_stages(kit):
+        if k not in keep:
+            shutil.rmtree(os.path.join(workspace, "labs", d), ignore_errors=True)
+    say("   stages %s (released: %s)" % (" ".join(map(str, keep)), " ".join(map(str, released))))
+    points = points_without_gpu(os.path.join(kit, "tests", "grading.conf"))
+
+    def expect(graders, totals, failing):
+        bad = []
+        for k, d, name in kit_stages(kit):
+            sid = "stage%d" % k
+            if k not in keep:
+                if sid in graders:
+                    bad.append("stage %d is not in the edition, yet its grader ran" % k)
+                continue
+            if sid not in graders:
+                bad.append("stage %d's grader did not run" % k)
+                continue
+            verdict, output, log_path = graders[sid]
+            if k == failing:
+                if verdict != "fail":
+                    bad.append("stage %d (unfilled) should fail, not %s" % (k, verdict))
+                if "fill in the TODO" not in output:
+                    bad.append("stage %d's output does not say 'fill in the TODO' (%s)" % (k, log_path))
+            elif verdict != "pass":
+                bad.append("stage %d should pass, not %s (%s)" % (k, verdict, log_path))
+        want = sum(points[k] for k in keep if k != failing)
+        if totals is None:
+            bad.append("the reporter did not run")
+        elif totals != (want, sum(points[k] for k in keep)):
+            bad.append("the reporter's total is %s of %s, expected %g of %g" % (
+                totals[0], totals[1], want, sum(points[k] for k in keep)))
+        if bad:
+            raise Failure("; ".join(bad))
+
+    say("== 1. the reference solutions in labs/")
+    for k, d, name in stages:
+        shutil.copyfile(os.path.join(kit, "solutions", d, name + ".cu"), os.path.join(workspace, "labs", d, name + ".cu"))
+    graders, totals = run_job(workflow, workspace, logs, "reference")
+    expect(graders, totals, None)
+    say("   ok: every stage passes, %g of %g points" % totals)
+
+    unfilled = stages[0]
+    say("== 2. stage %d unfilled (its skeleton back), the others the reference" % unfilled[0])
+    shutil.copyfile(os.path.join(edition, "labs", unfilled[1], unfilled[2] + ".cu"),
+                    os.path.join(workspace, "labs", unfilled[1], unfilled[2] + ".cu"))
+    graders, totals = run_job(workflow, workspace, logs, "unfilled")
+    expect(graders, totals, unfilled[0])
+    say("   ok: stage %d fails with the fill-in message, the others pass: %g of %g points" % ((unfilled[0],) + totals))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Failure as e:
+        print("FAILED: %s" % e)
+        sys.exit(1)
