@@ -1,5 +1,6 @@
 # Writes the student edition (run by the target student-release, release/CMakeLists.txt):
-#   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=1,2,3 -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
+#   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=1,2,3 [-DREFERENCE_STAGES=1,2,3]
+#         -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
 #         -DEMU_REFERENCE=<archive>,<archive>,... -DDOCS=<student html> -DCUDA_VERSION=13.0.88
 #         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0" -P make_release.cmake
 # then DEST.tar.gz beside DEST. What is copied is listed here and nowhere else: the instructor's
@@ -83,7 +84,11 @@ endif()
 
 # The prebuilt reference.
 file(MAKE_DIRECTORY "${DEST}/reference/gpu")
-foreach(k IN LISTS stages)
+set(reference_stages "${stages}")
+if(REFERENCE_STAGES) # the stages handed out, and stage 1 (the speed rule measures against it)
+  string(REPLACE "," ";" reference_stages "${REFERENCE_STAGES}")
+endif()
+foreach(k IN LISTS reference_stages)
   set(archive "${GPU_REFERENCE}/libkit_reference_stage${k}.a")
   if(NOT EXISTS "${archive}")
     message(FATAL_ERROR "make_release.cmake: ${archive} was not built")
@@ -100,8 +105,9 @@ foreach(archive IN LISTS emu_archives)
   file(COPY "${archive}" DESTINATION "${DEST}/reference/emu-${flavor}")
 endforeach()
 string(TIMESTAMP today "%Y-%m-%d")
+string(REPLACE ";" " " reference_text "${reference_stages}")
 file(WRITE "${DEST}/reference/BUILD.txt" "\
-The reference stages ${stages_text}, prebuilt on ${today} (no source: the labs are yours to write).
+The reference stages ${reference_text}, prebuilt on ${today} (no source: the labs are yours to write).
 gpu/        nvcc ${CUDA_VERSION}, CUDA architectures ${ARCHS} (machine code, and PTX of the newest)
 emu-plain/  the CPU emulator's build (${CXX}); emu-race/ the same under ThreadSanitizer
 ")
