@@ -225,7 +225,7 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
     if (emulated)
         fprintf(out, "\nNo usable GPU: correctness (sizes up to 2^20 + 7) and races (ThreadSanitizer, thread orders) "
                 "of %d stage(s) were checked on the kit's CPU emulator, marked (emulated). They earn the correctness "
-                "and sanitizer points; speed was not measured and earns none. Run make check on an NVIDIA GPU for "
+                "and sanitizer points; speed was not measured and earns none. Grade on a machine with an NVIDIA GPU for "
                 "the full grade.\n", emulated);
     if (skipped)
         fprintf(out, "\n%d stage(s) were not graded (%s); skipped parts score 0 points.\n", skipped,
