@@ -15,7 +15,9 @@ Two editions, one script:
               stage K-1 is not handed out, the fragment says so and shows lab K's kernel and
               launcher alone; the first stage has no fragment in either edition, its page
               quotes its lab through \snippet). The ladder links only the pages that exist. OUT/src/ receives a copy of common/ and of the released labs: the
-              student Doxyfile's EXAMPLE_PATH, which cannot reach solutions/.
+              student Doxyfile's EXAMPLE_PATH, which cannot reach solutions/. Nothing generated
+              names a file a student does not have (the pictures' captions, the ladder's
+              result files).
 Files of stages no longer documented are removed from OUT, so a smaller release leaves no
 stale pictures or copies behind.
 Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3]
@@ -215,11 +217,14 @@ def size_text(n):
     return "2<sup>%d</sup>" % k if n == 1 << k else str(n)
 
 
-def run_text(r):
+def run_text(r, edition):
+    """One measurement's GPU, date and settings; the instructor edition adds its result file (a
+    student edition has no docs/results/: the main page says the instructor's kit measured it)."""
+    source = " (<code>%s</code>)" % html.escape(r["file"]) if edition == "instructor" else ""
     return ("%s, measured %s by <code>reduce_ladder</code>: n = %s ints, %d threads per block, %s input, "
-            "median of %d runs (<code>%s</code>)"
+            "median of %d runs%s"
             % (html.escape(r["gpu"]["name"]), html.escape(r["date"]), size_text(r["n"]), r["threads"],
-               html.escape(r.get("pattern", "?")), r.get("reps", 0), html.escape(r["file"])))
+               html.escape(r.get("pattern", "?")), r.get("reps", 0), source))
 
 
 def fmt(v, spec):
@@ -296,11 +301,11 @@ def bar_chart(r, stages):
     return "\n".join(svg)
 
 
-def ladder_html(results, stages, documented):
+def ladder_html(results, stages, documented, edition):
     """The main page's charts and tables; a stage links to its page only where it has one."""
     out = []
     for r in results:
-        out.append('<div class="kit-ladder"><p class="kit-run">%s</p>' % run_text(r))
+        out.append('<div class="kit-ladder"><p class="kit-run">%s</p>' % run_text(r, edition))
         out.append(bar_chart(r, stages))
         out.append('<table class="kit-results"><tr><th>stage</th><th>what</th><th>time</th><th>GB/s</th>'
                    '<th>step</th><th>vs stage 1</th><th>share of CUB</th><th>Harris, G80, vs stage 1</th></tr>')
@@ -378,13 +383,16 @@ def main(argv):
         raise SystemExit("docs_assets.py: the instructor edition documents every stage; --stages is for "
                          "--edition student")
     results = load_results(src)
+    # A student has neither docs/tools/ nor solutions/: the picture says what was run, not where.
+    note = stage_picture.SOURCE_NOTE if args.edition == "instructor" else \
+        "Drawn when these pages were built, by running the stage's reference kernel for one block."
     written = set()
     for k, s in enumerate(stages):
         if s["number"] not in documented:
             continue
         path = os.path.join(src, "solutions", s["dir"], s["name"] + ".cu")
         try:
-            svg, _, problems = stage_picture.picture(path, s["number"], s["title"])
+            svg, _, problems = stage_picture.picture(path, s["number"], s["title"], note=note)
         except (OSError, stage_picture.StageCodeError, stage_picture.SimError, SyntaxError) as exc:
             print("docs_assets.py: cannot draw %s: %s" % (path, exc), file=sys.stderr)
             return 1
@@ -402,7 +410,7 @@ def main(argv):
         name = "results-stage%d.html" % s["number"]
         write(os.path.join(out, name), stage_results_html(s, results))
         written.add(name)
-    write(os.path.join(out, "ladder.html"), ladder_html(results, stages, documented))
+    write(os.path.join(out, "ladder.html"), ladder_html(results, stages, documented, args.edition))
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
         if re.match(r"(stage\d+\.svg|(changes|results)-stage\d+\.html)$", name) and name not in written:
