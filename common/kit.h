@@ -61,7 +61,7 @@ kit_status kit_fail(kit_error *err, kit_status status, const char *format, ...)
 /** One row of common/stages.def, bound to one implementation (labs or solutions). */
 typedef struct kit_stage {
     int number;               /**< 1..KIT_STAGE_COUNT */
-    const char *dir;          /**< folder under labs/ and solutions/, e.g. "03_sequential_addressing" */
+    const char *dir;          /**< folder under labs/ (and solutions/ in the instructor's edition), e.g. "03_sequential_addressing" */
     const char *name;         /**< kernel and file name, e.g. "reduce_sequential_addressing" */
     const char *title;        /**< a few words on the idea */
     unsigned min_threads;     /**< smallest supported block size (power of two) */
