@@ -108,6 +108,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "reduce_ladder: %s\n", err.message);
         return 2;
     }
+    if (KIT_EMULATED && !opt.n_given)
+        opt.n = KIT_EMULATED_N; /* the CPU is ~1000x slower than a GPU: a size it does in seconds */
     kit_workspace ws;
     if (kit_workspace_init(&ws, opt.n, &err) != KIT_OK ||
         kit_workspace_fill(&ws, opt.pattern, opt.seed, &err) != KIT_OK) {
@@ -137,6 +139,10 @@ int main(int argc, char **argv)
         if (lost)
             continue;
         int got = 0;
+        if (KIT_EMULATED && opt.n > ((size_t)1 << 22)) { /* seconds per stage on the CPU: say what runs */
+            fprintf(stderr, "reduce_ladder: stage %d on the CPU emulator, n = %zu...\n", k, opt.n);
+            fflush(stderr);
+        }
         kit_status status = kit_run_checked(stage, &ws, opt.threads, &got, &err);
         if (status == KIT_OK && !KIT_EMULATED)
             status = kit_time_stage(stage, &ws, opt.threads, 3, opt.reps, &row->timing, &err);

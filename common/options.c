@@ -15,7 +15,7 @@ const char *kit_usage(void)
            "\n"
            "  --stage K       run stage K only (1-7), or 'all' (default: all)\n"
            "  --impl WHICH    'solutions' (reference kernels, default) or 'labs' (yours)\n"
-           "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26)\n"
+           "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26; 2^20 on the CPU emulator)\n"
            "  --threads T     block size, a power of two from 64 to 1024 (default: 256)\n"
            "  --reps R        timed repetitions per row, at least 20 (default: 30)\n"
            "  --seed S        input seed (default: 1)\n"
@@ -144,6 +144,7 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
                 return kit_fail(err, KIT_BAD_ARGUMENT, "--n must be between 1 and %zu (2^30), not %s",
                                 KIT_MAX_N, v);
             o->n = count;
+            o->n_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--threads", &m)) || m) {
             if ((s = kit_parse_count(v ? v : "", "--threads", &count, err)) != KIT_OK)
                 return s;

@@ -19,6 +19,7 @@ typedef struct kit_options {
     int stage;          /**< 1..KIT_STAGE_COUNT, or 0 for all */
     int use_labs;       /**< 1: the kernels in labs/; 0: the reference solutions */
     size_t n;           /**< number of ints to reduce */
+    int n_given;        /**< 1: --n was given (the CPU emulator's default n is smaller) */
     unsigned threads;   /**< block size */
     int reps;           /**< timed repetitions per row (at least KIT_MIN_REPS) */
     uint64_t seed;      /**< input seed */
@@ -30,10 +31,15 @@ typedef struct kit_options {
     int help;           /**< 1: --help was given */
 } kit_options;
 
+/** The emulated ladder's n when --n is not given: 2^20 takes the CPU a fraction of a second
+ *  per stage (2^26, the GPU's default, took over a minute for the seven stages on 2 cores). */
+#define KIT_EMULATED_N ((size_t)1 << 20)
+
 /** Fewest timed repetitions a row may use: fewer gives a median that moves. */
 #define KIT_MIN_REPS 20
 
-/** The defaults: all stages, solutions, n = 2^26, 256 threads, 30 repetitions. */
+/** The defaults: all stages, solutions, n = 2^26 (KIT_EMULATED_N on the CPU emulator), 256
+ *  threads, 30 repetitions. */
 void kit_options_default(kit_options *options);
 
 /** Parses argv into \p options; KIT_BAD_ARGUMENT with one line in \p err for any bad value. */

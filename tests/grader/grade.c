@@ -610,6 +610,43 @@ static void fail_part(kit_part part, const char *message)
     printf("FAIL: %s\n", message);
 }
 
+/* A stage file that did not compile has no object (nvcc) or no runner (the CPU emulator's
+ * compiler): that stage fails this part with the compiler's first messages about the file
+ * (make check keeps the build log in <results>/logs/build.log), and only that stage does. */
+static int failed_to_build(kit_part part, int emulated, int runner_too)
+{
+    const char *missing = access(args.object, R_OK) != 0                ? args.object
+                          : runner_too && access(args.runner, X_OK) != 0 ? args.runner
+                                                                          : NULL;
+    if (!missing)
+        return 0;
+    int emulator_only = missing == args.runner && emulated;
+    char message[2048];
+    int used = snprintf(message, sizeof message, "stage %d's file %s does not compile%s", args.stage, args.shown,
+                        emulator_only ? " for the CPU emulator (the GPU's nvcc may accept it: see docs/emulator.md)" : "");
+    char log[1024];
+    snprintf(log, sizeof log, "%s/build.log", args.logs ? args.logs : ".");
+    FILE *f = args.logs ? fopen(log, "r") : NULL;
+    const char *base = strrchr(args.shown, '/') ? strrchr(args.shown, '/') + 1 : args.shown;
+    int quoted = 0;
+    char line[512], last[512] = "";
+    while (f && quoted < 3 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strstr(line, base) || !strstr(line, "error") || strstr(line, "detected in the compilation") ||
+            strcmp(line, last) == 0 || (size_t)used + 4 >= sizeof message)
+            continue; /* nvcc's summary line, and g++'s repeats of one error (plain and race builds) */
+        used += snprintf(message + used, sizeof message - used, "%s %s", quoted ? ";" : ":", line);
+        snprintf(last, sizeof last, "%s", line);
+        quoted++;
+    }
+    if (f)
+        fclose(f);
+    if (!quoted)
+        snprintf(message + used, sizeof message - used, " (the compiler's messages are in the build's output)");
+    fail_part(part, message);
+    return 1;
+}
+
 /* What the probe found: a usable GPU, none, or a runner that gave no verdict at all. */
 typedef enum { PROBE_GPU, PROBE_NO_GPU, PROBE_NO_VERDICT } probe_outcome;
 
@@ -703,12 +740,18 @@ int main(int argc, char **argv)
     }
     printf("kit_grade: stage %d, %s, file %s, sandbox: %s\n", args.stage, args.part, args.shown, kit_sandbox_mode());
 
+    /* 0. A stage file that does not compile fails here, alone: the other stages still grade. */
+    if (failed_to_build(part, emulated, 0))
+        return 1;
+
     /* 1. The audit: a stage file that calls anything but its own kernels earns nothing. */
     audit_once();
     if (audit_verdict != KIT_AUDIT_CLEAN) {
         fail_part(part, audit_message);
         return audit_verdict == KIT_AUDIT_FORBIDDEN ? 1 : 2;
     }
+    if (failed_to_build(part, emulated, 1)) /* the runner: nvcc compiled the file, its own compiler did not */
+        return 1;
 
     /* 2. A GPU (the emulator needs none). */
     probe_outcome found = emulated ? PROBE_GPU : probe(device, sizeof device, why, sizeof why);
