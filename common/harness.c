@@ -50,6 +50,12 @@ static double seconds_now(void)
 
 static kit_status gpu_work_failed(kit_error *err, cudaError_t code)
 {
+#ifdef KIT_EMULATOR
+    /* The emulator stopped a launch that ran past its limit (emu_set_timeout): a hang, and
+     * its message says where a thread was. */
+    if (code == cudaErrorLaunchTimeout)
+        return kit_fail(err, KIT_TIMEOUT, "%s", cudaGetErrorString(code));
+#endif
     return kit_fail(err, KIT_CUDA_ERROR, "the kernel failed: %s (%s)", cudaGetErrorString(code),
                     cudaGetErrorName(code));
 }
@@ -185,6 +191,9 @@ static kit_status launch_pass(const kit_stage *stage, const kit_workspace *ws, c
                               int *out, size_t m, unsigned threads, int pass, size_t *count,
                               kit_error *err)
 {
+#ifdef KIT_EMULATOR
+    emu_set_timeout(ws->timeout_s); /* the emulator runs a launch to its end: it needs the limit first */
+#endif
     *count = (*stage->pass)(in, out, m, threads);
     cudaError_t code = cudaGetLastError();
     if (code == cudaSuccess && *count != 0 && *count <= ws->capacity && (m == 1 ? *count == 1 : *count < m))
@@ -206,6 +215,14 @@ static kit_status finish_pass(const kit_stage *stage, const kit_workspace *ws, u
     char what[256];
     describe_run(what, sizeof what, stage, ws, threads);
     kit_status status = kit_sync(ws->timeout_s, err);
+#ifdef KIT_EMULATOR /* the emulator stopped the launch; its message says where a thread was */
+    if (status == KIT_TIMEOUT) {
+        char cause[sizeof err->message];
+        snprintf(cause, sizeof cause, "%s", err->message);
+        return kit_fail(err, KIT_TIMEOUT, "%s: pass %d did not finish within %.0f s: an endless loop? %s", what, pass,
+                        emu_timeout(), cause);
+    }
+#endif
     if (status == KIT_TIMEOUT)
         return kit_fail(err, KIT_TIMEOUT, "%s: pass %d did not finish within %.0f s: an endless "
                         "loop, or a __syncthreads() that not every thread of the block reaches?",

@@ -242,7 +242,9 @@ int main(int argc, char **argv)
         if (rows[r].ran && rows[r].status != KIT_OK)
             fprintf(notes, "%s %s: %s\n", rows[r].label, kit_status_name(rows[r].status), rows[r].message);
         else if (!rows[r].ran)
-            fprintf(notes, "%s not run: an earlier failure left the GPU unusable in this process\n",
+            fprintf(notes, KIT_EMULATED ? "%s not run: an earlier emulated launch failed, and its fault is sticky as "
+                                          "a GPU's would be\n"
+                                        : "%s not run: an earlier failure left the GPU unusable in this process\n",
                     rows[r].label);
     }
     kit_workspace_free(&ws);

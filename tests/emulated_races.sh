@@ -43,10 +43,19 @@ first=$(awk '/WARNING: ThreadSanitizer/ { on = 1; next }
                        printf "%s%s by %s at %s", (i > 1 ? ", " : ""), kind[i], (name[who[i]] ? name[who[i]] : who[i]), where[i] }' "$log" |
         cut -c1-600)
 orders=$(grep -m 1 "depends on the order of the threads" "$log" | cut -c1-600)
-verdict_lost=$(grep '^kit_grade: ' "$log" | head -n 1 | cut -c12-300)
+verdict_lost=$(grep '^kit_grade: ' "$log" | grep -v '^kit_grade: error: ' | head -n 1 | cut -c12-300)
+# A hang: the runner's own verdict (kit_grade sandbox prints it), or the emulator's watchdog
+# ending the process (exit 124) with its message on stderr.
+hang=$(grep -m 1 '^kit_grade: error: TIMEOUT: ' "$log" | cut -c28-900)
+if [ -z "$hang" ] && [ "$code" -eq 124 ]; then
+    hang=$(grep -m 1 'still running after' "$log" | cut -c1-900)
+fi
 rm -f "$log"
 
-if [ "$reports" -gt 0 ]; then
+if [ -n "$hang" ] || [ "$code" -eq 124 ]; then
+    # Before any race report: a hang stops the check, and what it left behind is no race.
+    message="${hang:-stage $stage did not finish in the emulator's race check: it was stopped at its time limit} (the race check ends at a hang: not a race)"
+elif [ "$reports" -gt 0 ]; then
     message="ThreadSanitizer found $reports data race report(s) in stage $stage on the CPU emulator (a missing __syncthreads() or __syncwarp()?). First: $first"
 elif [ -n "$orders" ]; then
     message="$orders"

@@ -34,6 +34,27 @@ const char *emu_order_name(emu_order order);
 /** 1 in the race-detection build (ThreadSanitizer), 0 otherwise. */
 int emu_race_mode(void);
 
+/**
+ * The time limit of each later launch, in seconds of CPU time (the harness calls it with its
+ * own limit, kit_workspace::timeout_s: 10 s, or the ladder's --timeout). A launch still
+ * running then is stopped and fails with cudaErrorLaunchTimeout (sticky, like any fault),
+ * whose message names the block, a thread and the line where it last met the others. The
+ * environment variable KIT_EMU_TIMEOUT, when set, overrides every call. 10 s by default.
+ */
+void emu_set_timeout(double seconds);
+/** The limit in force (seconds of CPU time per launch). */
+double emu_timeout(void);
+/**
+ * Called when a launch runs past its limit, with the emulator's message (kernel, block,
+ * thread, line) and the limit. \p stopped 1: the launch was stopped, and the call that
+ * launched it returns (cudaDeviceSynchronize then says cudaErrorLaunchTimeout); the hook may
+ * end the process itself. \p stopped 0: a thread spins where it cannot be stopped (the
+ * ThreadSanitizer build): called from the emulator's watchdog thread, after which the process
+ * ends with exit status 124. NULL (the default): no hook.
+ */
+typedef void (*emu_timeout_hook)(const char *message, double seconds, int stopped);
+void emu_set_timeout_hook(emu_timeout_hook hook);
+
 /** What the harness calls the device in its reports: "the kit's CPU emulator (no GPU)". */
 const char *emu_device_description(void);
 

@@ -15,7 +15,7 @@ extern cudaError_t sticky_error;
 /** The error cudaGetLastError returns (and clears), e.g. a bad launch configuration. */
 extern cudaError_t last_error;
 /** The emulator's message for the sticky error: block, thread, source line. */
-extern char fault_message[900];
+extern char fault_message[1400];
 
 /** Records a kernel fault: sticky error \p code with a printf-style message. */
 void record_fault(cudaError_t code, const char *format, ...) __attribute__((format(printf, 2, 3)));

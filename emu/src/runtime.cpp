@@ -16,7 +16,7 @@ namespace emu {
 
 cudaError_t sticky_error = cudaSuccess;
 cudaError_t last_error = cudaSuccess;
-char fault_message[900];
+char fault_message[1400];
 
 void record_fault(cudaError_t code, const char *format, ...)
 {

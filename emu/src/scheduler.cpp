@@ -19,7 +19,10 @@
  * between them are reported as a data race.
  */
 #include <algorithm>
+#include <atomic>
 #include <csignal>
+#include <ctime>
+#include <pthread.h>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +45,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 void __tsan_set_fiber_name(void *fiber, const char *name);
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
+void __tsan_ignore_thread_begin(void);
 }
 #endif
 
@@ -68,6 +72,8 @@ constexpr size_t kStackBytes = 64 * 1024;
 constexpr unsigned char kSharedPoison = 0x5A; /* uninitialised shared memory reads 0x5A5A5A5A */
 
 enum fiber_state : unsigned char { RUNNING, AT_BARRIER, AT_WARP, EXITED };
+/* The last meeting point a thread reached: where a timed-out launch says it was. */
+enum fiber_seen : unsigned char { SEEN_LAUNCH, SEEN_BARRIER, SEEN_WARP };
 
 /** One GPU thread slot of a block; reused by the same thread index in every block. */
 struct Fiber {
@@ -87,6 +93,7 @@ struct Fiber {
     int width = 32;
     unsigned long long result = 0;
     unsigned barrier_count = 0, warp_count = 0;
+    fiber_seen seen = SEEN_LAUNCH;
 };
 
 struct Scheduler {
@@ -124,6 +131,12 @@ struct Scheduler {
     char *sync_space = nullptr;
     size_t sync_space_bytes = 0;
     char launch_sync = 0, grid_done = 0;
+
+    /* the time limit of a launch (emu_set_timeout, KIT_EMU_TIMEOUT) and its watchdog */
+    double limit = 10.0;
+    bool limit_from_env = false;
+    std::atomic<bool> timed_out{false};  /* past the limit: the next meeting point stops the launch */
+    std::atomic<unsigned long long> generation{0}; /* odd while a launch runs */
 };
 
 Scheduler S;
@@ -166,7 +179,7 @@ const char *barrier_name(int kind)
 void fault(cudaError_t code, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void fault(cudaError_t code, const char *format, ...)
 {
-    char what[600];
+    char what[900];
     va_list args;
     va_start(args, format);
     vsnprintf(what, sizeof what, format, args);
@@ -212,9 +225,16 @@ inline void leave_to_main(bc::fcontext_t *save)
     *static_cast<bc::fcontext_t *>(t.data) = t.fctx;
 }
 
+void timeout_fault(const Fiber *who);
+[[noreturn]] void abandon_from_fiber();
+
 /** The running fiber stops here: the next runnable one goes on, or the scheduler. */
 inline void park(Fiber *self)
 {
+    if (S.timed_out.load(std::memory_order_relaxed)) { /* past the time limit: the launch ends here */
+        timeout_fault(self);
+        abandon_from_fiber();
+    }
     if (S.run_pos < S.run_n)
         enter(S.runlist[S.run_pos++], &self->ctx);
     else
@@ -225,6 +245,9 @@ inline void park(Fiber *self)
 [[noreturn]] void abandon_from_fiber()
 {
     Fiber *self = S.current;
+#ifdef EMU_RACE
+    __tsan_release(&S.grid_done); /* the fault's message, written here, happens before the host reads it */
+#endif
     leave_to_main(&self->ctx);
     std::abort(); /* never resumed: the scheduler rebuilds the fiber */
 }
@@ -250,8 +273,15 @@ void reset_fiber(Fiber &f)
 {
     f.ctx = bc::make_fcontext(f.stack_top, kStackBytes, fiber_main);
 #ifdef EMU_RACE
-    if (f.tsan)
+    if (f.tsan) {
+        /* A fiber stopped mid-kernel (a fault, a timeout) never said it was done: two
+         * synchronising switches (to it, back to the host) order all it did before what the
+         * host does next, so its successor on the same stack, with the same name, is not
+         * reported as racing with it ("thread(62) ... previous write by thread(62)"). */
+        __tsan_switch_to_fiber(f.tsan, 0);
+        __tsan_switch_to_fiber(S.main_tsan, 0);
         __tsan_destroy_fiber(f.tsan);
+    }
     f.tsan = __tsan_create_fiber(0);
 #endif
 }
@@ -554,16 +584,151 @@ bool ensure_shared_region(size_t bytes)
     return true;
 }
 
-/* ---------------------------------------------------------------- the watchdog */
+/* ---------------------------------------------------------------- the time limit
+ *
+ * A launch may run for S.limit seconds of CPU time (emu_set_timeout: the harness's limit, 10 s
+ * unless --timeout says otherwise; KIT_EMU_TIMEOUT overrides it). Past it the launch is
+ * stopped and fails with cudaErrorLaunchTimeout, whose message says where a thread was:
+ *   plain build: SIGVTALRM (ITIMER_VIRTUAL); if it lands in a kernel's code, the handler
+ *     leaves the spinning fiber for the scheduler at once; elsewhere the next meeting point
+ *     (or the scheduler) stops the launch;
+ *   race build: ThreadSanitizer defers signals while a fiber spins, so a watchdog thread
+ *     reads the launching thread's CPU clock and sets S.timed_out; the next meeting point
+ *     stops the launch.
+ * A thread that spins without meeting anyone cannot be stopped in the race build, nor (should
+ * it ever happen) in the plain build a second later: then the process ends (exit status 124)
+ * after the message, and after the hook the program set (emu_set_timeout_hook). */
 
-char watchdog_message[512];
+emu_timeout_hook timeout_hook = nullptr;
+constexpr int kHangExit = 124;
+constexpr double kHardStopGrace = 1.0; /* seconds of CPU time after the limit */
 
-void watchdog(int)
+/** Where a timed-out launch's thread \p who (or the first one still running) was, and why. */
+void describe_hang(const Fiber *who, char *out, size_t size)
 {
-    ssize_t written = write(2, watchdog_message, strlen(watchdog_message));
-    (void)written;
-    _exit(1);
+    for (unsigned i = 0; i < S.threads && !who; i++)
+        if (S.fibers[i].state != EXITED)
+            who = &S.fibers[i];
+    if (!who)
+        who = &S.fibers[0];
+    char thread[40];
+    thread_name(*who, thread, sizeof thread);
+    if (who->seen == SEEN_LAUNCH) {
+        snprintf(out, size, "%s has passed no __syncthreads() or warp operation since the kernel started: an endless "
+                 "loop before the first one? (an unsigned `s >= 0` is always true; a loop whose variable never "
+                 "changes, like `s *= 1`, never ends)", thread);
+        return;
+    }
+    const char *op = who->seen == SEEN_BARRIER ? barrier_name(who->kind) : warp_op_name(who->kind);
+    unsigned passes = who->seen == SEEN_BARRIER ? who->barrier_count : who->warp_count;
+    /* Every thread still running last passed the same meeting point, many times: the loop
+     * around it never ends. */
+    bool same = passes >= 2 && who->file;
+    unsigned running = 0;
+    for (unsigned i = 0; i < S.threads && same; i++) {
+        const Fiber &f = S.fibers[i];
+        if (f.state == EXITED)
+            continue;
+        running++;
+        same = f.seen == who->seen && f.line == who->line && f.file && std::strcmp(f.file, who->file) == 0;
+    }
+    if (same && running > 1)
+        snprintf(out, size, "%s last passed %s() at %s:%d, as every thread of the block did, %u times: the loop "
+                 "around it never ends. Does its variable reach the end? (an unsigned `s >= 0` is always true; "
+                 "`s *= 1`, or a missing `s >>= 1`, never changes s)", thread, op, who->file, who->line, passes);
+    else if (same)
+        snprintf(out, size, "%s last passed %s() at %s:%d, %u times: the loop around it never ends. Does its "
+                 "variable reach the end? (an unsigned `s >= 0` is always true)", thread, op, who->file, who->line,
+                 passes);
+    else
+        snprintf(out, size, "%s last passed %s() at %s:%d and has not reached another meeting point since: an "
+                 "endless loop after it? (an unsigned `s >= 0` is always true)", thread, op, who->file, who->line);
 }
+
+/** The running launch is past its limit: a fault, cudaErrorLaunchTimeout, saying where. */
+void timeout_fault(const Fiber *who)
+{
+    char where[700];
+    describe_hang(who, where, sizeof where);
+    fault(cudaErrorLaunchTimeout, "still running after %g s of CPU time (the limit; KIT_EMU_TIMEOUT overrides it): "
+          "%s", S.limit, where);
+}
+
+char hard_stop_message[1400];
+
+/** The launch could not be stopped: say where it was, tell the hook, end the process. */
+[[noreturn]] void hard_stop()
+{
+    char where[700];
+    describe_hang(S.current, where, sizeof where);
+    char block[64];
+    format_block(block, sizeof block);
+    const launch_config &c = *S.config;
+    snprintf(hard_stop_message, sizeof hard_stop_message, "emulator: %s<<<%u, %u>>> launched at %s:%d, %s: still "
+             "running after %g s of CPU time (the limit; KIT_EMU_TIMEOUT overrides it), and no thread reached a "
+             "meeting point where it could be stopped: %s", c.kernel, c.grid.x, c.block.x, c.file, c.line, block,
+             S.limit, where);
+    if (timeout_hook)
+        timeout_hook(hard_stop_message, S.limit, 0);
+    ssize_t written = write(2, hard_stop_message, strlen(hard_stop_message));
+    written = write(2, "\n", 1);
+    (void)written;
+    _exit(kHangExit);
+}
+
+#ifndef EMU_RACE
+void on_timer(int)
+{
+    if (!(S.generation.load() & 1))
+        return;
+    if (S.timed_out.load()) /* a second tick: nothing stopped the launch */
+        hard_stop();
+    S.timed_out.store(true);
+    /* In a kernel's own code (on a fiber's stack): leave it for the scheduler now. Elsewhere
+     * (the scheduler's code) the flag stops the launch at the next meeting point. */
+    char here;
+    size_t span = (size_t)kMaxThreads * (kStackBytes + S.page);
+    if (S.current && S.stacks && &here >= S.stacks && &here < S.stacks + span) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGVTALRM);
+        sigprocmask(SIG_UNBLOCK, &set, nullptr);
+        timeout_fault(S.current);
+        abandon_from_fiber();
+    }
+}
+#else
+pthread_t launching_thread;
+std::atomic<double> deadline{0};
+
+double cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void *watchdog_thread(void *)
+{
+    __tsan_ignore_thread_begin(); /* it reads the scheduler's state unsynchronised, on purpose */
+    clockid_t clock;
+    if (pthread_getcpuclockid(launching_thread, &clock) != 0)
+        return nullptr;
+    const struct timespec nap = {0, 20 * 1000 * 1000};
+    for (;;) {
+        nanosleep(&nap, nullptr);
+        unsigned long long g = S.generation.load();
+        if (!(g & 1))
+            continue;
+        double now = cpu_seconds(clock), limit_at = deadline.load();
+        if (now < limit_at || S.generation.load() != g)
+            continue;
+        S.timed_out.store(true);
+        if (now >= limit_at + kHardStopGrace)
+            hard_stop();
+    }
+}
+#endif
 
 /* A kernel that dereferences a pointer that is no memory at all (a GPU's "illegal address")
  * would kill the process with SIGSEGV; say where instead. Runs on its own signal stack, so a
@@ -606,28 +771,49 @@ void install_crash_handler()
 }
 #endif
 
-void arm_watchdog(const launch_config &c)
+void arm_watchdog()
 {
-    static double limit = -1;
-    if (limit < 0) {
-        const char *text = getenv("KIT_EMU_TIMEOUT");
-        limit = text ? atof(text) : 60.0;
-        signal(SIGVTALRM, watchdog);
-#ifndef EMU_RACE /* ThreadSanitizer reports crashes itself, with the fiber's name */
-        install_crash_handler();
+    static bool ready = false;
+    if (!ready) {
+        ready = true;
+        if (const char *text = getenv("KIT_EMU_TIMEOUT")) {
+            double seconds = atof(text);
+            if (seconds > 0) {
+                S.limit = seconds;
+                S.limit_from_env = true;
+            }
+        }
+#ifdef EMU_RACE
+        launching_thread = pthread_self();
+        pthread_t watcher;
+        if (pthread_create(&watcher, nullptr, watchdog_thread, nullptr) == 0)
+            pthread_detach(watcher);
+#else
+        struct sigaction action = {};
+        action.sa_handler = on_timer;
+        sigaction(SIGVTALRM, &action, nullptr);
+        install_crash_handler(); /* ThreadSanitizer reports crashes itself, with the fiber's name */
 #endif
     }
-    snprintf(watchdog_message, sizeof watchdog_message, "emulator: %s<<<%u, %u>>> launched at %s:%d was still running "
-             "after %.0f s of CPU time: an endless loop, or a thread waiting for a value no one writes? "
-             "(KIT_EMU_TIMEOUT sets the limit)\n", c.kernel, c.grid.x, c.block.x, c.file, c.line, limit);
-    struct itimerval timer = {{0, 0}, {(time_t)limit, (suseconds_t)((limit - (time_t)limit) * 1e6)}};
+    S.timed_out.store(false);
+    S.generation.fetch_add(1); /* odd: a launch runs */
+#ifdef EMU_RACE
+    deadline.store(cpu_seconds(CLOCK_THREAD_CPUTIME_ID) + S.limit);
+#else
+    double tick = kHardStopGrace;
+    struct itimerval timer = {{(time_t)tick, (suseconds_t)((tick - (time_t)tick) * 1e6)},
+                              {(time_t)S.limit, (suseconds_t)((S.limit - (time_t)S.limit) * 1e6)}};
     setitimer(ITIMER_VIRTUAL, &timer, nullptr);
+#endif
 }
 
 void disarm_watchdog()
 {
+#ifndef EMU_RACE
     struct itimerval timer = {{0, 0}, {0, 0}};
     setitimer(ITIMER_VIRTUAL, &timer, nullptr);
+#endif
+    S.generation.fetch_add(1); /* even: no launch */
 }
 
 /* ---------------------------------------------------------------- one block, one grid */
@@ -642,6 +828,7 @@ bool run_block()
         f.state = RUNNING;
         f.released = true;
         f.barrier_count = f.warp_count = 0;
+        f.seen = SEEN_LAUNCH;
 #ifdef EMU_RACE
         snprintf(name, sizeof name, "block(%llu) thread(%u)", S.block_linear, i);
         __tsan_set_fiber_name(f.tsan, name);
@@ -656,6 +843,10 @@ bool run_block()
         }
         if (S.faulted)
             return false;
+        if (S.timed_out.load()) { /* noticed between two rounds of the block */
+            timeout_fault(nullptr);
+            return false;
+        }
         int next = resolve();
         if (next <= 0)
             return next == 0;
@@ -736,7 +927,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     }
     __tsan_release(&S.launch_sync);
 #endif
-    arm_watchdog(config);
+    arm_watchdog();
     S.block_linear = 0;
     for (unsigned z = 0; z < config.grid.z && !S.faulted; z++)
         for (unsigned y = 0; y < config.grid.y && !S.faulted; y++)
@@ -748,6 +939,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
                     break;
             }
     disarm_watchdog();
+    bool timed_out = S.faulted && sticky_error == cudaErrorLaunchTimeout;
     if (S.faulted) /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
         for (unsigned i = 0; i < threads; i++)
             reset_fiber(S.fibers[i]);
@@ -755,12 +947,16 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     __tsan_acquire(&S.grid_done);
 #endif
     S.current = nullptr;
+    S.timed_out.store(false);
+    if (timed_out && timeout_hook)
+        timeout_hook(fault_message, S.limit, 1);
 }
 
 int sync_block(const char *file, int line, block_kind kind, int predicate)
 {
     Fiber *self = S.current;
     self->state = AT_BARRIER;
+    self->seen = SEEN_BARRIER;
     self->kind = kind;
     self->file = file;
     self->line = line;
@@ -808,6 +1004,7 @@ unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned 
         abandon_from_fiber();
     }
     self->state = AT_WARP;
+    self->seen = SEEN_WARP;
     self->kind = kind;
     self->file = file;
     self->line = line;
@@ -885,6 +1082,16 @@ const char *emu_order_name(emu_order order)
     default: return "random";
     }
 }
+
+void emu_set_timeout(double seconds)
+{
+    if (seconds > 0 && !emu::S.limit_from_env)
+        emu::S.limit = seconds;
+}
+
+double emu_timeout(void) { return emu::S.limit; }
+
+void emu_set_timeout_hook(emu_timeout_hook hook) { emu::timeout_hook = hook; }
 
 int emu_race_mode(void)
 {

@@ -117,8 +117,11 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
     if (fatal) {
         size_t length = strlen(fatal->message);
         int ends = length > 0 && strchr(".?!", fatal->message[length - 1]) != NULL;
-        say(out, size, "The GPU became unusable, so the remaining runs were skipped: %s%s ", fatal->message,
-            ends ? "" : ".");
+        /* On the CPU emulator (its messages say "emulator:") there is no GPU to lose. */
+        const char *lost = !strstr(fatal->message, "emulator") ? "The GPU became unusable"
+                           : fatal->status == KIT_TIMEOUT ? "The emulated launch did not finish"
+                                                          : "The emulated launch failed";
+        say(out, size, "%s, so the remaining runs were skipped: %s%s ", lost, fatal->message, ends ? "" : ".");
         if (fatal == first)
             return failed;
     }

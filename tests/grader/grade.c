@@ -693,6 +693,8 @@ static int run_sandbox_command(void)
     r.run = run;
     parse_reply(&r);
     int code = r.run.exited ? r.run.code : 128 + r.run.code;
+    if (r.error[0] && r.error_status != KIT_OK) /* the runner's own verdict (a hang on the emulator, say): for the script that reads it */
+        fprintf(stderr, "kit_grade: error: %s: %s\n", kit_status_name(r.error_status), r.error);
     if (r.problem[0]) {
         fprintf(stderr, "kit_grade: %s\n", r.problem);
         code = 90;

@@ -128,7 +128,34 @@ static int usage(void)
 }
 
 #ifdef KIT_RUNNER_EMULATED
+#include <emu_control.h>
+
 int kit_emulated_races(const kit_stage *stage, FILE *out); /* grader/races.c */
+
+/* Exit status of a runner whose stage hung on the emulator (what the emulator's watchdog uses too). */
+#define KIT_RUNNER_HANG_EXIT 124
+
+static int hang_ends_request; /* the race check: its first hang is the verdict */
+
+/*
+ * The emulator stopped a launch that ran past its limit (emu_set_timeout_hook). Where the
+ * launch was stopped and the request goes on through the harness (correctness), the
+ * harness's KIT_TIMEOUT says so in the case's message. In the race check, or where the launch
+ * could not be stopped (a thread spinning under ThreadSanitizer), the hang is the answer: an
+ * error line with the emulator's message, "done", and the process ends (the emulator's
+ * watchdog thread ends it when this returns unstopped).
+ */
+static void emulator_timed_out(const char *message, double seconds, int stopped)
+{
+    if (stopped && !hang_ends_request)
+        return;
+    say("error status=%d message=stage %d did not finish within %.0f s on the CPU emulator: an endless loop? %s",
+        (int)KIT_TIMEOUT, KIT_GRADE_STAGE, seconds, message);
+    say("done");
+    fflush(NULL);
+    if (stopped)
+        _exit(KIT_RUNNER_HANG_EXIT);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -148,6 +175,10 @@ int main(int argc, char **argv)
     graded.source = KIT_GRADED_SOURCE;
 
     const char *request = argv[1];
+#ifdef KIT_RUNNER_EMULATED
+    hang_ends_request = strcmp(request, "races") == 0;
+    emu_set_timeout_hook(emulator_timed_out);
+#endif
     kit_gpu gpu;
     kit_error err = {KIT_OK, ""};
     kit_status status = kit_gpu_open(&gpu, &err);

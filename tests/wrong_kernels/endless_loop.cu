@@ -4,7 +4,8 @@
  * The step `s >>= 1` is missing, so s stays at blockDim.x / 2 and the loop never ends. The
  * harness's wait gives up after a few seconds (kit_sync), and Check's per-test timeout backs
  * it up; only this test fails, and quickly.
- * The grader must reject it: "did not finish within".
+ * The grader must reject it: "did not finish within". The CPU emulator stops it at the same
+ * limit (CPU time per launch) and names the block, a thread and the __syncthreads() line.
  */
 #include "stage.h"
 
