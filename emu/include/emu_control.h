@@ -55,6 +55,20 @@ double emu_timeout(void);
 typedef void (*emu_timeout_hook)(const char *message, double seconds, int stopped);
 void emu_set_timeout_hook(emu_timeout_hook hook);
 
+/**
+ * A shuffle that reads a lane outside its mask (or one its warp does not have) gets an
+ * undefined value, as on a GPU, and no fault: a kernel that never uses the value is right.
+ * The emulator records the first such read since emu_undefined_shuffle_forget() (or since
+ * the program started), over every launch, so that a wrong result can name it. Writes the
+ * note ("a shuffle (__shfl_down_sync) at F:L read lane X outside its mask 0x0000ffff (thread
+ * T of block B, kernel launched at F:L): on a GPU that value is undefined ...", then how many
+ * such reads in how many launches) into \p buffer (\p size bytes, always terminated), or ""
+ * when there was none. Returns the note's full length (0: none).
+ */
+size_t emu_undefined_shuffle_note(char *buffer, size_t size);
+/** Forgets the recorded undefined shuffle reads (before a run whose result will be checked). */
+void emu_undefined_shuffle_forget(void);
+
 /** What the harness calls the device in its reports: "the kit's CPU emulator (no GPU)". */
 const char *emu_device_description(void);
 

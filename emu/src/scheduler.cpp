@@ -64,6 +64,16 @@ constexpr size_t kStaticSharedLimit = kSharedPerBlock; /* 48 KB of static __shar
 /* What a shuffle returns when it reads a lane outside its mask: CUDA leaves the value undefined.
  * A recognisable pattern, so a sum that uses it is visibly wrong. */
 constexpr unsigned long long kShufflePoison = 0x5EEDF00D5EEDF00Dull;
+/* The first such read since emu_undefined_shuffle_forget() (and the launch it was in), for
+ * emu_undefined_shuffle_note(): the harness names it when the stage's result is then wrong. */
+struct UndefinedRead {
+    bool seen = false;
+    char text[400] = "";
+    unsigned long long count = 0; /* reads since the last forget, every lane counted */
+    unsigned long long launches = 0, last_launch = ~0ull; /* launches with one, and the last */
+};
+UndefinedRead undefined_read;
+unsigned long long launch_number = 0;
 #ifdef EMU_RACE
 constexpr size_t kStackBytes = 256 * 1024; /* ThreadSanitizer's instrumentation needs more */
 #else
@@ -350,6 +360,27 @@ char *sync_address(unsigned slot, unsigned count)
 }
 #endif
 
+/** Records a shuffle's read of a lane outside its mask (an undefined value, no fault). */
+void note_undefined_read(const Fiber &f, unsigned src, unsigned lanes)
+{
+    UndefinedRead &u = undefined_read;
+    u.count++;
+    if (u.last_launch != launch_number) {
+        u.last_launch = launch_number;
+        u.launches++;
+    }
+    if (u.seen)
+        return;
+    u.seen = true;
+    char a[40], block[40];
+    format_block(block, sizeof block);
+    snprintf(u.text, sizeof u.text, "a shuffle (%s) at %s:%d read lane %u outside its mask 0x%08x%s (%s of %s, "
+             "%s launched at %s:%d): on a GPU that value is undefined (here 0x%08X)", warp_op_name(f.kind), f.file,
+             f.line, src, f.mask, src >= lanes ? ", a lane its warp does not have" : "", thread_name(f, a, sizeof a),
+             block, S.config ? S.config->kernel : "a kernel", S.config ? S.config->file : "?",
+             S.config ? S.config->line : 0, (unsigned)kShufflePoison);
+}
+
 /** Computes the results of a complete warp group (lanes of warp \p base named by \p mask). */
 bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
 {
@@ -428,9 +459,10 @@ bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
              * undefined value, not an error. Code that never uses it (a half-warp reduction
              * whose upper lanes read past lane 15) is correct, so no fault: the poison shows
              * up only in a result that does use it. */
-            if (src != (long)m && (src >= (long)lanes || !(mask >> src & 1)))
+            if (src != (long)m && (src >= (long)lanes || !(mask >> src & 1))) {
                 f.result = kShufflePoison;
-            else
+                note_undefined_read(f, (unsigned)src, lanes);
+            } else
                 f.result = lane[src].value;
         }
         }
@@ -480,6 +512,23 @@ int resolve()
             Fiber &f = S.fibers[base + l];
             if (f.state != AT_WARP)
                 continue;
+            if (f.kind == WARP_ACTIVEMASK) { /* release the lanes at this call, each told who */
+                unsigned active = 0;
+                for (unsigned m = 0; m < lanes; m++) {
+                    const Fiber &g = S.fibers[base + m];
+                    if (g.state == AT_WARP && g.kind == WARP_ACTIVEMASK && g.line == f.line &&
+                        std::strcmp(g.file, f.file) == 0)
+                        active |= 1u << m;
+                }
+                for (unsigned m = 0; m < lanes; m++)
+                    if (active >> m & 1) {
+                        S.fibers[base + m].state = RUNNING;
+                        S.fibers[base + m].released = true;
+                        S.fibers[base + m].result = active;
+                    }
+                released = true;
+                continue;
+            }
             warp_waiters = true;
             bool complete = true;
             for (unsigned m = 0; m < lanes && complete; m++)
@@ -897,6 +946,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
         return;
     }
     S.config = &config;
+    launch_number++;
     S.invoke = invoke;
     S.closure = closure;
     S.threads = threads;
@@ -979,12 +1029,17 @@ unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned 
     Fiber *self = S.current;
     unsigned lane = self->index & 31, base = self->index & ~31u;
     unsigned lanes = std::min(32u, S.threads - base);
-    if (kind == WARP_ACTIVEMASK) { /* no meeting: the lanes of this warp that have not exited */
-        unsigned active = 0;
-        for (unsigned m = 0; m < lanes; m++)
-            if (S.fibers[base + m].state != EXITED)
-                active |= 1u << m;
-        return active;
+    if (kind == WARP_ACTIVEMASK) {
+        /* The lanes that run this __activemask() together: it waits until every thread of the
+         * block has stopped (resolve()), then gets the lanes of its warp at the same call.
+         * No synchronisation (none for ThreadSanitizer either), as on a GPU. */
+        self->state = AT_WARP;
+        self->kind = kind;
+        self->file = file;
+        self->line = line;
+        self->mask = 0;
+        park(self);
+        return self->result;
     }
     char a[40];
     if (!(mask >> lane & 1)) {
@@ -1081,6 +1136,25 @@ const char *emu_order_name(emu_order order)
     case EMU_ORDER_REVERSE: return "reverse";
     default: return "random";
     }
+}
+
+size_t emu_undefined_shuffle_note(char *buffer, size_t size)
+{
+    const emu::UndefinedRead &u = emu::undefined_read;
+    char text[600] = "";
+    if (u.seen && u.count > 1)
+        snprintf(text, sizeof text, "%s; %llu such reads in %llu launch%s", u.text, u.count, u.launches,
+                 u.launches == 1 ? "" : "es");
+    else if (u.seen)
+        snprintf(text, sizeof text, "%s", u.text);
+    if (buffer && size)
+        snprintf(buffer, size, "%s", text);
+    return std::strlen(text);
+}
+
+void emu_undefined_shuffle_forget(void)
+{
+    emu::undefined_read = emu::UndefinedRead();
 }
 
 void emu_set_timeout(double seconds)
