@@ -32,6 +32,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "cuda_runtime.h"
 
@@ -59,8 +60,8 @@ inline void tile_sync(unsigned int size, const char *file, int line)
 inline void check_tile_size(unsigned int size)
 {
     if (size == 0 || size > 32 || (size & (size - 1)) != 0) {
-        std::fprintf(stderr, "cooperative_groups: tiled_partition(group, %u): the emulator supports tiles of a "
-                     "power of two up to 32 threads\n", size);
+        std::fprintf(stderr, "cooperative_groups: tiled_partition(group, %u): the kit's CPU emulator does not "
+                     "support tiles other than a power of two up to 32 threads\n", size);
         std::abort();
     }
 }
@@ -116,7 +117,8 @@ class thread_block_tile;
 template <unsigned int Size>
 class thread_block_tile<Size, void> : public thread_group {
     static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                  "thread_block_tile: the emulator supports tiles of a power of two up to 32 threads");
+                  "the kit's CPU emulator does not support thread_block_tile<N> for N other than a power of two "
+                  "up to 32 (tiles of more than one warp): use tiled_partition<32>");
     static unsigned int mask() { return details::tile_mask(Size); }
 
 public:
@@ -204,6 +206,75 @@ inline thread_group tiled_partition(const thread_group &parent, unsigned int siz
     details::check_tile_size(size);
     (void)parent;
     return thread_group(size);
+}
+
+/* ---- What the emulator does not have: a clear message at compile time, naming it. ---- */
+namespace details {
+template <class...> struct unsupported : std::false_type {};
+} // namespace details
+
+/** Grid groups need a cooperative launch; the emulator runs blocks one after another. */
+class grid_group {
+public:
+    void sync() const {}
+    unsigned long long thread_rank() const { return 0; }
+    unsigned long long size() const { return 0; }
+    unsigned long long num_threads() const { return 0; }
+    unsigned long long block_rank() const { return 0; }
+    unsigned long long num_blocks() const { return 0; }
+    bool is_valid() const { return false; }
+};
+template <class T = void>
+inline grid_group this_grid()
+{
+    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cooperative_groups::this_grid() (grid-wide sync needs a cooperative launch): use one kernel "
+                  "launch per pass, as the kit's harness does");
+    return grid_group();
+}
+/** Coalesced groups: the emulator has no notion of lanes that happen to run together. */
+class coalesced_group : public thread_group {
+public:
+    coalesced_group() : thread_group(32) {}
+    unsigned int meta_group_rank() const { return 0; }
+    unsigned int meta_group_size() const { return 1; }
+    template <class V> V shfl(V v, int) const { return v; }
+    template <class V> V shfl_down(V v, unsigned int) const { return v; }
+    template <class V> V shfl_up(V v, unsigned int) const { return v; }
+};
+template <class T = void>
+inline coalesced_group coalesced_threads()
+{
+    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cooperative_groups::coalesced_threads() (coalesced groups): use tiled_partition<32>(block) "
+                  "or __activemask() with the warp intrinsics");
+    return coalesced_group();
+}
+template <class T = void>
+inline coalesced_group labeled_partition(const T &, int)
+{
+    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cooperative_groups::labeled_partition (coalesced groups)");
+    return coalesced_group();
+}
+template <class T = void>
+inline coalesced_group binary_partition(const T &, bool)
+{
+    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cooperative_groups::binary_partition (coalesced groups)");
+    return coalesced_group();
+}
+/** Thread block clusters (sm_90): one block at a time here. */
+class cluster_group : public thread_group {
+public:
+    cluster_group() : thread_group(0) {}
+};
+template <class T = void>
+inline cluster_group this_cluster()
+{
+    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cooperative_groups::this_cluster() (thread block clusters)");
+    return cluster_group();
 }
 
 /** The calling thread alone. */

@@ -409,6 +409,27 @@ inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
     return old;
 }
 
+/* Reinterpreting a float's bits (a float atomicMax by atomicCAS needs them). */
+inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, sizeof i); return i; }
+inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, sizeof i); return i; }
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, sizeof f); return f; }
+inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, sizeof f); return f; }
+inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, sizeof i); return i; }
+inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, sizeof d); return d; }
+
+/* Not on the emulator: named at compile time. */
+namespace emu { template <class...> struct unsupported : std::false_type {}; }
+template <class T> inline unsigned int __match_any_sync(unsigned int, T)
+{
+    static_assert(::emu::unsupported<T>::value, "the kit's CPU emulator does not support __match_any_sync");
+    return 0;
+}
+template <class T> inline unsigned int __match_all_sync(unsigned int, T, int *)
+{
+    static_assert(::emu::unsupported<T>::value, "the kit's CPU emulator does not support __match_all_sync");
+    return 0;
+}
+
 /* Integer intrinsics and CUDA's global min/max. */
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
