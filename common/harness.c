@@ -92,8 +92,8 @@ kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err)
     int count = 0;
     cudaError_t code = cudaGetDeviceCount(&count);
     if (code != cudaSuccess || count == 0)
-        return kit_fail(err, KIT_NO_GPU, "no CUDA GPU found (%s): this program needs an NVIDIA GPU "
-                        "and its driver", code != cudaSuccess ? cudaGetErrorString(code) : "0 devices");
+        return kit_fail(err, KIT_NO_GPU, "no CUDA GPU found (cudaGetDeviceCount: %s)",
+                        code != cudaSuccess ? cudaGetErrorString(code) : "0 devices");
     struct cudaDeviceProp prop;
     KIT_CUDA_TRY(cudaSetDevice(0), err);
     KIT_CUDA_TRY(cudaGetDeviceProperties(&prop, 0), err);

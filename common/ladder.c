@@ -26,17 +26,19 @@
  * it when Boost.Context is installed), with the same arguments. Returns only on failure. */
 static int hand_over_to_emulator(char **argv, const char *why)
 {
-    if (why)
-        fprintf(stderr, "reduce_ladder: %s\n", why);
 #ifdef KIT_EMULATOR_PATH
-    if (why)
-        fprintf(stderr, "reduce_ladder: running on the CPU emulator instead: correctness only, no timings\n");
+    if (why) /* not an error: one line that says what runs instead, and why */
+        fprintf(stderr, "reduce_ladder: no usable NVIDIA GPU here, so the kit's CPU emulator runs the stages "
+                "(correctness only, no timings): %s\n", why);
     fflush(stderr);
     execv(KIT_EMULATOR_PATH, argv);
     fprintf(stderr, "reduce_ladder: cannot run the emulator %s: %s\n", KIT_EMULATOR_PATH, strerror(errno));
 #else
     (void)argv;
-    fprintf(stderr, "reduce_ladder: this build has no CPU emulator (it needs libboost-context-dev)\n");
+    if (why)
+        fprintf(stderr, "reduce_ladder: %s\n", why);
+    fprintf(stderr, "reduce_ladder: and this build has no CPU emulator to run the stages instead (sudo apt-get "
+            "install libboost-context-dev g++, then configure again)\n");
 #endif
     return 2;
 }
