@@ -214,6 +214,30 @@ START_TEST(diagnosis_counts_lost_and_doubled_elements_with_all_ones)
 }
 END_TEST
 
+START_TEST(diagnosis_names_the_tail_of_vector_loads_when_only_multiples_of_4_pass)
+{
+    /* stage 7 with int4 loads and no tail: every n that is not a multiple of 4 fails */
+    const size_t sizes[] = {1, 2, 3, 31, 32, 33, 100, 1000, 1003, 1024, 1025, 786432, 1000003};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        add(sizes[s], 256, KIT_PATTERN_POSITIONAL, 0, sizes[s] % 4 ? KIT_WRONG_RESULT : KIT_OK, 1, 2, "x");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "divided by 4") && strstr(out, "n % 4") && !strstr(out, "power of two"), "%s", out);
+}
+END_TEST
+
+START_TEST(diagnosis_names_no_size_rule_when_repeats_show_a_race)
+{
+    /* a race that happens to bite only at sizes that are not powers of two: say race, not tail */
+    add(4096, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, 10, 10, "");
+    add(1000, 256, KIT_PATTERN_LAST_ONLY, 0, KIT_WRONG_RESULT, 0, 1, "lost; check the tail bound");
+    add(6149, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, 10, 10, "");
+    add(6149, 256, KIT_PATTERN_RANDOM, 1, KIT_WRONG_RESULT, 7, 10, "expected 10, got 7");
+    const char *out = diagnose();
+    ck_assert_msg(strstr(out, "a race") && !strstr(out, "power of two") && !strstr(out, "partly filled"), "%s", out);
+    ck_assert_msg(strstr(out, "a race") < strstr(out, "tail bound"), "%s", out);
+}
+END_TEST
+
 START_TEST(diagnosis_after_a_hang_says_the_rest_was_skipped)
 {
     add(1, 64, KIT_PATTERN_ONES, 0, KIT_TIMEOUT, 0, 1, "pass 1 did not finish within 5 s");
@@ -560,6 +584,8 @@ int main(void)
     tcase_add_test(diagnosis, diagnosis_names_a_race_when_repeats_disagree);
     tcase_add_test(diagnosis, diagnosis_counts_lost_and_doubled_elements_with_all_ones);
     tcase_add_test(diagnosis, diagnosis_after_a_hang_says_the_rest_was_skipped);
+    tcase_add_test(diagnosis, diagnosis_names_the_tail_of_vector_loads_when_only_multiples_of_4_pass);
+    tcase_add_test(diagnosis, diagnosis_names_no_size_rule_when_repeats_show_a_race);
     suite_add_tcase(suite, diagnosis);
     TCase *speedup = tcase_create("speedup");
     tcase_add_test(speedup, speedup_passes_a_stage_as_fast_as_the_reference_and_fails_a_slow_one);

@@ -113,7 +113,7 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
         }
     }
 
-    say(out, size, "stage %d failed %d of %d runs. ", stage, failed, ran);
+    say(out, size, "stage %d failed %d of %d run%s. ", stage, failed, ran, ran == 1 ? "" : "s");
     if (fatal) {
         size_t length = strlen(fatal->message);
         int ends = length > 0 && strchr(".?!", fatal->message[length - 1]) != NULL;
@@ -205,7 +205,29 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
     }
     int pow2_only = failing_pow2 == 0 && passing_pow2 > 0;
     int multiples_only = failing_multiple == 0 && passing_multiple > 0;
-    if (pow2_only && multiples_only)
+    /* Vector loads (int2, int4, 8 ints a step): every failing n leaves a remainder of the
+     * width, and some n that is a multiple of it but not a power of two passed. */
+    unsigned width = 0;
+    for (unsigned w = 16; w >= 2 && !unstable; w /= 2) {
+        int failing_multiple_of_w = 0, passing_odd_multiple = 0;
+        for (int i = 0; i < count && !(fatal && &cases[i] >= fatal); i++) {
+            const kit_case *c = &cases[i];
+            if (c->status != KIT_OK)
+                failing_multiple_of_w += c->n % w == 0;
+            else
+                passing_odd_multiple += c->n % w == 0 && !is_power_of_two(c->n);
+        }
+        if (failing_multiple_of_w == 0 && passing_odd_multiple > 0)
+            width = w;
+    }
+    if (unstable) {
+        /* A race makes sizes fail at random: no size rule is worth naming. */
+    } else if (width) {
+        say(out, size, "Every failing n leaves a remainder when divided by %u, and n that are multiples of %u "
+            "passed (not only powers of two): with loads of %u ints (int2, int4, or %u per step), are the last "
+            "n %% %u values added? Try --n %zu. ", width, width, width, width, width,
+            smallest_failing == (size_t)-1 ? (size_t)1003 : smallest_failing);
+    } else if (pow2_only && multiples_only)
         say(out, size, "Every failing n is neither a power of two nor a multiple of 2 x threads, and every such n "
             "passed: does the code assume the count of values (in the array or in the last block) is a power "
             "of two or fills whole blocks? ");
@@ -215,7 +237,7 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
     else if (multiples_only)
         say(out, size, "Every failing n leaves a partly filled last block, and every n that fills whole blocks "
             "passed: check the bound on n and that the block count rounds up. ");
-    if (smallest_failing > largest_passing && largest_passing > 0)
+    if (!unstable && smallest_failing > largest_passing && largest_passing > 0)
         say(out, size, "Every n up to %zu passed and every n from %zu failed: a problem with more blocks or "
             "more passes (the block index, or the count the launcher returns)? ", largest_passing,
             smallest_failing);
