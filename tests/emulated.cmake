@@ -96,3 +96,17 @@ foreach(entry IN LISTS kit_graded_files)
                                             ENVIRONMENT "${kit_emu_env}" COST 20)
   endif()
 endforeach()
+
+# Advice without a GPU: stage 3's kernel in stage 7's slot (a block per 256 ints, one int per
+# load) is correct, so the emulator gives it full marks, and the report must advise on both.
+if(KIT_GRADER_SELFTEST)
+  add_test(NAME grader_advises_without_a_gpu_on_a_stage_7_with_too_many_blocks_and_one_int_per_load
+           COMMAND sh -c "\"$1\" --results \"$2\" --config \"$3\" --stage 7 > \"$2/advice-report.txt\"; \
+grep -q 'Advice from the CPU emulator' \"$2/advice-report.txt\" && grep -q 'pass 1 launches 4097 blocks where the reference launches 257' \"$2/advice-report.txt\" && \
+grep -q 'names no vector type' \"$2/advice-report.txt\" || { cat \"$2/advice-report.txt\"; exit 1; }" advice
+                   $<TARGET_FILE:grade_report> "${CMAKE_BINARY_DIR}/grade-selftest/wrong_kernels_too_slow_for_stage_7" "${KIT_GRADING_CONFIG}")
+  set_tests_properties(grader_advises_without_a_gpu_on_a_stage_7_with_too_many_blocks_and_one_int_per_load PROPERTIES
+                       LABELS "selftest" DEPENDS
+                       grader_on_wrong_kernels_too_slow_for_stage_7_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+endif()
+

@@ -174,6 +174,7 @@ typedef struct runner_reply {
     kit_status error_status;
     char error[1024];
     char skip[1024];
+    char advice[1024]; /* the emulated runner's advice (grid size): no points */
     char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
 } runner_reply;
 
@@ -265,6 +266,8 @@ static void parse_reply(runner_reply *r)
             snprintf(r->error, sizeof r->error, "%s", message_of(line));
         } else if (strncmp(line, "skip ", 5) == 0) {
             snprintf(r->skip, sizeof r->skip, "%s", line + 5);
+        } else if (strncmp(line, "advice ", 7) == 0) {
+            snprintf(r->advice, sizeof r->advice, "%s", line + 7);
         } else if (strcmp(line, "races differ") == 0) {
             snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
         } else if (!r->problem[0]) {
@@ -327,6 +330,50 @@ static void audit_once(void)
     kit_audit_tools tools = {args.nm, args.objdump, args.cuobjdump};
     audit_verdict = kit_audit_stage(args.stage, args.object, args.source, args.shown, &tools, audit_message,
                                     sizeof audit_message);
+}
+
+/* ---------------------------------------------------------------- advice without a GPU */
+
+/* What the CPU emulator saw that a GPU would make slow, for the report (stageK.advice, no
+ * points): the runner's word on the grid, and, where the reference loads more bytes at a time
+ * (grading.conf's reference_load_bytes), a file that names no vector type loads one int. */
+static void write_advice(const runner_reply *r)
+{
+    char advice[2048] = "";
+    if (r->advice[0] && !r->problem[0])
+        snprintf(advice, sizeof advice, "%s", r->advice);
+    if (config.reference_load_bytes[args.stage] > 4 && args.source) {
+        static const char *const vectors[] = {"int2", "int4", "uint2", "uint4", "float2", "float4", "longlong2",
+                                              "double2", "short4", "char4", "reinterpret_cast"};
+        FILE *f = fopen(args.source, "r");
+        int wide = 0;
+        char line[1024];
+        while (f && !wide && fgets(line, sizeof line, f))
+            for (size_t v = 0; v < sizeof vectors / sizeof vectors[0] && !wide; v++)
+                wide = strstr(line, vectors[v]) != NULL;
+        if (f) {
+            fclose(f);
+            if (!wide) {
+                size_t used = strlen(advice);
+                snprintf(advice + used, sizeof advice - used, "%sthe file names no vector type (int2, int4, ...), "
+                         "so each load reads one int where the reference reads %d bytes: on a GPU, wider loads "
+                         "need fewer instructions per byte to reach the memory bandwidth", used ? "; " : "",
+                         config.reference_load_bytes[args.stage]);
+            }
+        }
+    }
+    if (!args.results)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stage%d.advice", args.results, args.stage);
+    remove(path); /* a run's advice only */
+    if (!advice[0])
+        return;
+    FILE *out = fopen(path, "w");
+    if (out) {
+        fprintf(out, "%s\n", advice);
+        fclose(out);
+    }
 }
 
 /* ---------------------------------------------------------------- the Check tests */
@@ -465,6 +512,7 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     char *request[] = {"correctness", "--max-n", max_n, NULL};
     runner_reply r;
     ask_runner(args.runner, request, 600, &r);
+    write_advice(&r);
     assert_runner_cases_passed(&r, "emulated");
 }
 END_TEST

@@ -73,6 +73,8 @@ typedef struct kit_grade_config {
     size_t speedup_n;          /**< input size of the speedup case (2^26) */
     unsigned speedup_threads;  /**< block size of the speedup case (256) */
     double min_speedup[KIT_STAGE_COUNT + 1];        /**< absolute floor, 0 = none */
+    int reference_load_bytes[KIT_STAGE_COUNT + 1];  /**< bytes per load of the reference stage (4, or 16
+                                                         with int4): emulated advice names narrower ones */
     double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
 } kit_grade_config;
 
@@ -186,6 +188,7 @@ typedef struct kit_stage_grade {
     int passed;    /**< every part passed */
     int emulated_correctness; /**< correctness comes from the CPU emulator */
     int emulated_races;       /**< the sanitizer column comes from the emulator's race check */
+    char advice[1024];        /**< what the CPU emulator saw that would be slow on a GPU (no points) */
 } kit_stage_grade;
 
 /**

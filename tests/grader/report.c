@@ -43,6 +43,15 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     g->stage = stage;
     for (int p = 0; p < KIT_PART_COUNT; p++)
         kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
+    char advice_path[4096];
+    snprintf(advice_path, sizeof advice_path, "%s/stage%d.advice", dir, stage);
+    FILE *advice = fopen(advice_path, "r");
+    if (advice) {
+        if (!fgets(g->advice, sizeof g->advice, advice))
+            g->advice[0] = '\0';
+        g->advice[strcspn(g->advice, "\n")] = '\0';
+        fclose(advice);
+    }
     /* Neither the GPU nor the emulator graded it, and the build has neither: say so, per stage. */
     kit_result *c = &g->parts[KIT_PART_CORRECTNESS];
     if (c->outcome != KIT_OUTCOME_PASS && c->outcome != KIT_OUTCOME_FAIL &&
@@ -209,6 +218,12 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
                 fprintf(out, "\nWhat to fix:\n");
             fprintf(out, "- stage %d %s: %s\n", grades[i].stage, kit_part_name((kit_part)p), r->message);
         }
+    int advised = 0;
+    for (int i = 0; i < count; i++)
+        if (grades[i].advice[0])
+            fprintf(out, "%s- stage %d: %s\n",
+                    advised++ ? "" : "\nAdvice from the CPU emulator (no points: what would be slow on a GPU):\n",
+                    grades[i].stage, grades[i].advice);
     int skipped = 0, unsanitized = 0, ungraded = 0;
     const char *why = "", *ungraded_why = "";
     for (int i = 0; i < count; i++) {
@@ -297,6 +312,10 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
         speedup_cell(text, sizeof text, s, g->emulated_correctness);
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "%s%s", s->message[0] ? ": " : "", s->message);
+        if (g->advice[0]) { /* no points, but the student learns it before reaching a GPU */
+            used = strlen(text);
+            snprintf(text + used, sizeof text - used, "\nAdvice from the CPU emulator: %s", g->advice);
+        }
         /* Speed and sanitizer points come only on top of a correct stage: the status follows the points. */
         json_test(out, &first, name, g->part_score[1], g->part_max[1],
                   s->outcome == KIT_OUTCOME_PASS && g->part_score[1] >= g->part_max[1], text);

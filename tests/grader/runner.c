@@ -128,6 +128,7 @@ static int usage(void)
 }
 
 #ifdef KIT_RUNNER_EMULATED
+#include <cuda_runtime_api.h>
 #include <emu_control.h>
 
 int kit_emulated_races(const kit_stage *stage, FILE *out); /* grader/races.c */
@@ -155,6 +156,33 @@ static void emulator_timed_out(const char *message, double seconds, int stopped)
     fflush(NULL);
     if (stopped)
         _exit(KIT_RUNNER_HANG_EXIT);
+}
+#endif
+
+#ifdef KIT_RUNNER_EMULATED
+/*
+ * Advice the CPU emulator can give without timing anything: the grid. Stage K and the
+ * reference stage K each do pass 1 of n = 2^20 + 7 at 256 threads; a stage that launches at
+ * least twice the reference's blocks would spend a GPU's time starting blocks that each do
+ * little (the emulated device reports an H100's 132 SMs, so the reference's grid is a GPU's).
+ */
+static void say_grid_advice(const kit_stage *graded, const kit_stage *reference)
+{
+    const size_t n = ((size_t)1 << 20) + 7;
+    const unsigned threads = 256;
+    kit_workspace ws;
+    kit_error err = {KIT_OK, ""};
+    if (kit_workspace_init(&ws, n, &err) == KIT_OK && kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
+        size_t mine = (*graded->pass)(ws.device_input, ws.device_partial[0], n, threads);
+        size_t theirs = (*reference->pass)(ws.device_input, ws.device_partial[1], n, threads);
+        if (cudaDeviceSynchronize() == cudaSuccess && theirs > 0 && mine >= 2 * theirs)
+            say("advice for n = %zu and %u threads, pass 1 launches %zu blocks where the reference launches %zu: "
+                "on a GPU each block costs a launch slot and a tree of its own, so %s", n, threads, mine, theirs,
+                theirs * 2 < n / threads ? "cap the grid at the blocks the GPU holds at once and let each thread "
+                                           "loop over many elements (a grid-stride loop)"
+                                         : "give each thread more inputs (more than one add while loading)");
+    }
+    kit_workspace_free(&ws);
 }
 #endif
 
@@ -201,6 +229,13 @@ int main(int argc, char **argv)
         say_cases(&log);
         if (status != KIT_OK)
             say_error(status, &err);
+#ifdef KIT_RUNNER_EMULATED
+        int every_case_passed = status == KIT_OK;
+        for (int i = 0; i < log.count; i++)
+            every_case_passed &= log.cases[i].status == KIT_OK;
+        if (every_case_passed) /* a correct stage only: a broken one may not even finish */
+            say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1]);
+#endif
     } else if (strcmp(request, "large") == 0) {
         status = kit_grade_correctness(&graded, 1, 0, &log, &err);
         say_cases(&log);
