@@ -41,7 +41,9 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
+/* Empty, not __attribute__((noinline)): libstdc++ 13 writes __attribute__((__noinline__)) in its own
+ * headers, which that definition breaks (seen with g++ 13.3); inlining changes nothing here. */
+#define __noinline__
 #define __launch_bounds__(...)
 #define __cluster_dims__(...)
 #define __block_size__(...)
