@@ -79,9 +79,11 @@ kit_status kit_parse_count(const char *text, const char *what, size_t *value, ki
     } else {
         ok = parse_u64(text, &base);
     }
-    if (!ok)
+    if (!ok && strcmp(what, "--n") == 0)
         return kit_fail(err, KIT_BAD_ARGUMENT, "%s must be a whole number (like 1000, 2^26 or 1<<26), "
                         "not '%s'", what, text);
+    if (!ok)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s must be a whole number, not '%s'", what, text);
     *value = (size_t)base;
     return KIT_OK;
 }
@@ -100,7 +102,10 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
     if (argv[*i][len] != '\0')
         return NULL;
     *matched = 1;
-    return *i + 1 < argc ? argv[++*i] : NULL;
+    /* "--stage --impl labs": the next option is not this one's value ("-5" still is, and is refused) */
+    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
+        return NULL;
+    return argv[++*i];
 }
 
 kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *err)

@@ -181,6 +181,8 @@ static const struct {
     {"--impl", "mine", "--impl"},    {"--reps", "5", "--reps"},      {"--format", "xml", "--format"},
     {"--pattern", "zeros", "zeros"}, {"--frobnicate", NULL, "unknown option"},
     {"--seed", "-1", "--seed"},      {"--timeout", "0", "--timeout"},
+    {"--stage", "--impl", "--stage needs a value"}, /* the next option is not a value */
+    {"--timeout", "-1", "whole number, not"},       /* no --n example for a timeout */
 };
 
 START_TEST(bad_options_are_refused_with_a_message_naming_them)

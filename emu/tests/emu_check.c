@@ -120,10 +120,14 @@ static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned thread
     return ok && !differ;
 }
 
-static void usage(const char *program)
+/* One line saying what was wrong (NULL: nothing, --help), then the usage line. */
+static int usage(const char *program, const char *why, const char *value)
 {
+    if (why)
+        fprintf(stderr, "%s: %s%s%s%s\n", program, why, value ? " '" : "", value ? value : "", value ? "'" : "");
     fprintf(stderr, "usage: %s [--impl solutions|labs] [--stage K] [--kernel NAME] [--n N,N,...] "
             "[--threads T,T,...] [--one-order]\n", program);
+    return why ? 2 : 0;
 }
 
 int main(int argc, char **argv)
@@ -142,29 +146,35 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--impl") == 0 && value) {
             table = strcmp(value, "labs") == 0 ? kit_labs_stages : kit_solutions_stages;
             if (strcmp(value, "labs") != 0 && strcmp(value, "solutions") != 0)
-                return usage(argv[0]), 2;
+                return usage(argv[0], "--impl is labs or solutions, not", value);
             i++;
         } else if (strcmp(argv[i], "--stage") == 0 && value) {
             only_stage = atoi(value);
             if (only_stage < 1 || only_stage > KIT_STAGE_COUNT)
-                return usage(argv[0]), 2;
+                return usage(argv[0], "--stage is 1 to 7, not", value);
             i++;
         } else if (strcmp(argv[i], "--kernel") == 0 && value) {
             only_kernel = value;
             i++;
         } else if (strcmp(argv[i], "--n") == 0 && value) {
             if ((size_count = parse_list(value, sizes, 32)) <= 0)
-                return usage(argv[0]), 2;
+                return usage(argv[0], "--n takes sizes separated by commas, such as 1000,6149, not", value);
             i++;
         } else if (strcmp(argv[i], "--threads") == 0 && value) {
             if ((thread_count = parse_list(value, threads, 8)) <= 0)
-                return usage(argv[0]), 2;
+                return usage(argv[0], "--threads takes block sizes separated by commas, such as 64,256, not", value);
             i++;
         } else if (strcmp(argv[i], "--one-order") == 0) {
             order_count = 1;
+        } else if (strcmp(argv[i], "--help") == 0) {
+            return usage(argv[0], NULL, NULL);
         } else {
-            usage(argv[0]);
-            return 2;
+            static const char *const takes_a_value[] = {"--impl", "--stage", "--kernel", "--n", "--threads"};
+            int known = 0;
+            for (size_t k = 0; k < sizeof takes_a_value / sizeof takes_a_value[0]; k++)
+                known |= strcmp(argv[i], takes_a_value[k]) == 0;
+            /* here a known option can only have come without its value (the last argument) */
+            return usage(argv[0], known ? "this option needs a value:" : "unknown option", argv[i]);
         }
     }
 
