@@ -194,7 +194,22 @@ def lab_changes_html(prev, cur, src):
                              todo=True)
 
 
+def gpu_short(name):
+    """The short name a text uses for a GPU: 'NVIDIA H100 80GB HBM3' -> 'H100', 'NVIDIA H200' ->
+    'H200', 'NVIDIA A100-SXM4-40GB' -> 'A100', 'NVIDIA GeForce RTX 4090' -> 'RTX4090' (letters
+    and digits only: it also names the doxygen aliases of the run's figures, \\H200_7_gbps)."""
+    words = [w for w in re.split(r"[\s-]+", name) if w and w not in ("NVIDIA", "GeForce", "Tesla", "Quadro")]
+    for k, w in enumerate(words):
+        if re.search(r"\d", w):
+            w = re.sub(r"[^A-Za-z0-9]", "", w)
+            if w.isdigit() and k > 0:  # RTX 4090
+                w = re.sub(r"[^A-Za-z0-9]", "", words[k - 1]) + w
+            return w
+    return re.sub(r"[^A-Za-z0-9]", "", "".join(words)) or "GPU"
+
+
 def load_results(src):
+    """Every ladder result in docs/results/*.json, oldest first within each GPU."""
     results = []
     for path in sorted(glob.glob(os.path.join(src, "docs", "results", "*.json"))):
         try:
@@ -206,10 +221,26 @@ def load_results(src):
             raise SystemExit("docs_assets.py: %s is not a ladder result (%s)" % (path, exc))
         data["by_stage"] = rows
         data["file"] = os.path.relpath(path, src)
+        data["short"] = gpu_short(data["gpu"]["name"])
         results.append(data)
     if not results:
         raise SystemExit("docs_assets.py: no ladder results in docs/results/*.json")
     return results
+
+
+def newest_runs(results):
+    """The newest timed run of each GPU (by date, then file name), ordered by GPU: what the pages
+    show and quote. Runs on the CPU emulator have no timings and are left out."""
+    newest = {}
+    for r in results:
+        if r.get("emulated"):
+            continue
+        key = r["short"]
+        if key not in newest or (r["date"], r["file"]) > (newest[key]["date"], newest[key]["file"]):
+            newest[key] = r
+    if not newest:
+        raise SystemExit("docs_assets.py: docs/results/*.json has no run on a GPU (only emulated ones)")
+    return [newest[k] for k in sorted(newest)]
 
 
 def size_text(n):
@@ -217,118 +248,483 @@ def size_text(n):
     return "2<sup>%d</sup>" % k if n == 1 << k else str(n)
 
 
+def mib_text(nbytes):
+    return "%.0f MiB" % (nbytes / 1048576.0)
+
+
 def run_text(r, edition):
     """One measurement's GPU, date and settings; the instructor edition adds its result file (a
     student edition has no docs/results/: the main page says the instructor's kit measured it)."""
     source = " (<code>%s</code>)" % html.escape(r["file"]) if edition == "instructor" else ""
-    return ("%s, measured %s by <code>reduce_ladder</code>: n = %s ints, %d threads per block, %s input, "
-            "median of %d runs%s"
-            % (html.escape(r["gpu"]["name"]), html.escape(r["date"]), size_text(r["n"]), r["threads"],
-               html.escape(r.get("pattern", "?")), r.get("reps", 0), source))
+    peak = r["gpu"].get("peak_gbps")
+    l2 = r["gpu"].get("l2_bytes")
+    hw = []
+    if r["gpu"].get("sm_count"):
+        hw.append("%d SMs" % r["gpu"]["sm_count"])
+    if l2:
+        hw.append("%s L2 cache" % mib_text(l2))
+    if peak:
+        hw.append("theoretical peak %.0f GB/s" % peak)
+    return ("<b>%s</b>%s, measured %s by <code>reduce_ladder</code>: n = %s ints (%s), %d threads per block, "
+            "%s input, median of %d runs%s"
+            % (html.escape(r["gpu"]["name"]), " (%s)" % ", ".join(hw) if hw else "", html.escape(r["date"]),
+               size_text(r["n"]), mib_text(4 * r["n"]), r["threads"], html.escape(r.get("pattern", "?")),
+               r.get("reps", 0), source))
 
 
 def fmt(v, spec):
-    return spec % v if isinstance(v, (int, float)) else html.escape(str(v))
+    return spec % v if isinstance(v, (int, float)) and not isinstance(v, bool) else html.escape(str(v))
 
 
-def stage_results_html(stage, results):
-    k = str(stage["number"])
-    out = ['<table class="kit-results"><tr><th>GPU</th><th>date</th><th>n, threads</th><th>time</th>'
-           '<th>GB/s</th><th>%s</th><th>vs stage 1</th><th>share of CUB</th><th>copy ceiling</th>'
-           '<th>Harris, G80 (2007), vs stage 1</th></tr>'
-           % ("vs stage %d" % (stage["number"] - 1) if stage["number"] > 1 else "step")]
-    for r in results:
-        row = r["by_stage"].get(k)
-        copy = r["by_stage"].get("copy")
+def ok_row(row):
+    return bool(row) and row.get("result") == "ok" and isinstance(row.get("gbps"), (int, float))
+
+
+def percent_of_peak(r, row):
+    """GB/s as a share of the GPU's theoretical DRAM bandwidth (gpu.peak_gbps; None if unknown)."""
+    peak = r["gpu"].get("peak_gbps")
+    if not ok_row(row) or not isinstance(peak, (int, float)) or peak <= 0:
+        return None
+    return 100.0 * row["gbps"] / peak
+
+
+def pct_text(v):
+    return "%.0f%%" % v if v is not None else "-"
+
+
+def ratio_text(row, base):
+    """How many times faster row is than base, as the ladder prints it (2 decimals and x)."""
+    if not ok_row(row) or not ok_row(base) or not row["median_ms"]:
+        return "-"
+    return "%.2fx" % (base["median_ms"] / row["median_ms"])
+
+
+def stage_results_html(stage, runs):
+    """Stage K's speed on the newest run of each GPU: one row per GPU."""
+    k = stage["number"]
+    speed_cols = ""
+    if k == 2:
+        speed_cols = "<th>vs stage 1</th>"
+    elif k > 2:
+        speed_cols = "<th>vs stage %d</th><th>vs stage 1</th>" % (k - 1)
+    out = ['<table class="kit-results"><tr><th>GPU, run</th><th>time</th><th>GB/s</th><th>%% of peak</th>%s'
+           '<th>%% of CUB</th><th>copy</th><th>Harris, G80, vs stage 1</th></tr>' % speed_cols]
+    for r in runs:
+        row = r["by_stage"].get(str(k))
         if row is None:
             continue
-        out.append("<tr><td>%s</td><td>%s</td><td>%s, %d</td><td>%s ms</td><td><b>%s</b></td><td>%s</td>"
-                   "<td>%s</td><td>%s</td><td>%s GB/s</td><td>%s</td></tr>"
-                   % (html.escape(r["gpu"]["name"]), html.escape(r["date"]), size_text(r["n"]), r["threads"],
-                      fmt(row["median_ms"], "%.4f"), fmt(row["gbps"], "%.0f"), html.escape(row["step_speedup"]),
-                      html.escape(row["cumulative_speedup"]), html.escape(row["percent_of_cub"]),
-                      fmt(copy["gbps"], "%.0f") if copy else "-", HARRIS_G80[stage["number"]]))
+        copy = r["by_stage"].get("copy")
+        cells = ""
+        if k == 2:
+            cells = "<td>%s</td>" % html.escape(row["cumulative_speedup"])
+        elif k > 2:
+            cells = "<td>%s</td><td>%s</td>" % (html.escape(row["step_speedup"]), html.escape(row["cumulative_speedup"]))
+        out.append("<tr><td>%s, %s</td><td>%s ms</td><td><b>%s</b></td><td>%s</td>%s<td>%s</td><td>%s</td><td>%s</td></tr>"
+                   % (html.escape(r["short"]), html.escape(r["date"]), fmt(row["median_ms"], "%.4f"),
+                      fmt(row["gbps"], "%.0f"), pct_text(percent_of_peak(r, row)), cells,
+                      html.escape(row["percent_of_cub"]), ("%s GB/s" % fmt(copy["gbps"], "%.0f")) if ok_row(copy) else "-",
+                      HARRIS_G80[k]))
     out.append("</table>")
+    notes = ["GB/s: bytes of input read per second (n &#215; 4 bytes / median time)",
+             "% of peak: that rate as a share of the GPU's theoretical DRAM bandwidth"]
+    if k > 1:
+        notes.append("vs stage %s: how many times faster than that stage on the same run" %
+                     ("1" if k == 2 else "%d, vs stage 1" % (k - 1)))
+    notes += ["% of CUB: the speed of <code>cub::DeviceReduce::Sum</code> on the same input",
+              "copy: a device-to-device copy's read+write rate, about the fastest memory can go"]
+    runs_text = "; ".join("%s: n = %s ints, %d threads, median of %d runs" % (html.escape(r["short"]), size_text(r["n"]),
+                                                                          r["threads"], r.get("reps", 0)) for r in runs)
+    out.append('<p class="kit-note">%s. %s.</p>' % (". ".join(notes), runs_text))
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------------- counters
+# The hardware counters `reduce_ladder --counters` adds to every row (null when they could not
+# be taken). Each: key, label, how to show a value, and whether more is better (for the words).
+COUNTERS = [
+    ("kernels", "kernel launches (passes)", lambda v: "%d" % v),
+    ("dram_bytes_read", "DRAM bytes read", lambda v: "%.1f MiB" % (v / 1048576.0)),
+    ("dram_read_per_input_byte", "DRAM bytes read per input byte", lambda v: "%.2f" % v),
+    ("percent_of_peak_bandwidth", "DRAM bandwidth used, % of peak", lambda v: "%.0f%%" % v),
+    ("bank_conflicts_per_request", "shared-memory bank conflicts per request", lambda v: "%.2f" % v),
+    ("active_threads_per_instruction", "active threads per warp instruction (of 32)", lambda v: "%.1f" % v),
+    ("warp_instructions", "warp instructions", lambda v: "%.1f M" % (v / 1e6)),
+    ("warp_instructions_per_element", "warp instructions per input element", lambda v: "%.3f" % v),
+    ("branch_instructions", "branch instructions", lambda v: "%.2f M" % (v / 1e6)),
+    ("achieved_occupancy_percent", "achieved occupancy", lambda v: "%.0f%%" % v),
+]
+COUNTER_LABEL = dict((key, label) for key, label, _ in COUNTERS)
+
+# What each stage sets out to change, in the counters: (key, the direction the stage aims for).
+# The pages say in words, from the numbers of each run, what actually happened.
+STAGE_AIMS = {
+    2: [("active_threads_per_instruction", "up", "no divergence: whole warps work or idle"),
+        ("warp_instructions_per_element", "down", "no modulo"),
+        ("bank_conflicts_per_request", "up", "the price: a strided index conflicts")],
+    3: [("bank_conflicts_per_request", "down", "sequential addressing is conflict-free"),
+        ("warp_instructions_per_element", "down", "fewer replays, no multiply")],
+    4: [("warp_instructions_per_element", "down", "half the blocks, half the trees"),
+        ("percent_of_peak_bandwidth", "up", "more of the time goes to loading")],
+    5: [("warp_instructions_per_element", "down", "no loop and no barrier for the last six steps"),
+        ("branch_instructions", "down", "")],
+    6: [("warp_instructions_per_element", "down", "no loop at all"),
+        ("branch_instructions", "down", "")],
+    7: [("warp_instructions_per_element", "down", "one tree per block, int4 loads"),
+        ("percent_of_peak_bandwidth", "up", "memory kept busy"),
+        ("dram_read_per_input_byte", "same", "every input read once")],
+}
+
+
+# What the commonest stall reasons of Nsight Compute mean, for the pages' words.
+STALL_MEANING = {
+    "long_scoreboard": "waiting for global memory",
+    "barrier": "waiting at __syncthreads()",
+    "short_scoreboard": "waiting for shared memory",
+    "mio_throttle": "the shared-memory queue is full",
+    "lg_throttle": "the global-memory queue is full",
+    "wait": "a fixed delay between dependent instructions",
+    "math_pipe_throttle": "the arithmetic units are busy",
+    "branch_resolving": "waiting for a branch to resolve",
+    "no_instruction": "waiting for instructions",
+    "not_selected": "ready, but another warp went",
+    "membar": "waiting at a memory fence",
+}
+
+
+def counters_of(row):
+    c = row.get("counters") if row else None
+    return c if isinstance(c, dict) else None
+
+
+def counter_value(c, key):
+    v = c.get(key) if c else None
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def stall_text(c):
+    if not c or not c.get("top_stall"):
+        return None
+    share = counter_value(c, "top_stall_share_percent")
+    reason = str(c["top_stall"])
+    name = html.escape(reason.replace("_", " "))
+    if reason in STALL_MEANING:
+        name += ": " + html.escape(STALL_MEANING[reason])
+    return "%s (%.0f%% of stalls)" % (name, share) if share is not None else name
+
+
+def change_words(key, old, new, fmt_value):
+    """('down', 'fall from 2.41 to 1.53 (&minus;37%)'), ('up', 'rise from ...'), ('same', 'stay at ...')."""
+    if old is None or new is None:
+        return None, "not measured"
+    a, b = fmt_value(old), fmt_value(new)
+    if (abs(old) < 1e-9 and abs(new) < 1e-9) or a == b:
+        return "same", "stay at %s" % b
+    if abs(old) < 1e-9:
+        return "up", "rise from %s to %s" % (a, b)
+    rel = (new - old) / abs(old)
+    if abs(rel) < 0.05:
+        return "same", "stay about the same (%s to %s)" % (a, b)
+    if key.endswith("percent") or key.startswith("percent"):  # a share already: no % of a %
+        return ("up" if rel > 0 else "down"), "%s from %s to %s" % ("rise" if rel > 0 else "fall", a, b)
+    return ("up" if rel > 0 else "down"), "%s from %s to %s (%s%.0f%%)" % (
+        "rise" if rel > 0 else "fall", a, b, "+" if rel > 0 else "&minus;", abs(100 * rel))
+
+
+AIM_WORDS = {"up": "more", "down": "less", "same": "no change"}
+
+
+def counters_summary(stage, runs):
+    """Sentences saying what the counters of stage K-1 -> K show, from the numbers of each run."""
+    k = stage["number"]
+    fmts = dict((key, f) for key, _, f in COUNTERS)
+    keys = [str(k)] if k == 1 else [str(k - 1), str(k)]
+    measured = [r for r in runs if all(counters_of(r["by_stage"].get(s)) for s in keys)]
+    partial = [r for r in runs if r not in measured and any(counters_of(r["by_stage"].get(s)) for s in keys)]
+    parts = []
+    if k == 1:
+        for r in measured:
+            c = counters_of(r["by_stage"]["1"])
+            bits = []
+            v = counter_value(c, "warp_instructions_per_element")
+            if v is not None:
+                bits.append("every input element costs %s warp instructions" % fmts["warp_instructions_per_element"](v))
+            v = counter_value(c, "active_threads_per_instruction")
+            if v is not None:
+                bits.append("a warp instruction has %s of its 32 threads active on average" % fmts["active_threads_per_instruction"](v))
+            v = counter_value(c, "bank_conflicts_per_request")
+            if v is not None:
+                bits.append("%s bank conflicts per shared-memory request" % fmts["bank_conflicts_per_request"](v))
+            v = counter_value(c, "percent_of_peak_bandwidth")
+            if v is not None:
+                bits.append("DRAM runs at %s of its peak" % fmts["percent_of_peak_bandwidth"](v))
+            if stall_text(c):
+                bits.append("warps wait most often for: %s" % stall_text(c))
+            if bits:
+                parts.append("<li>On the %s, %s.</li>" % (html.escape(r["short"]), "; ".join(bits)))
+        if not parts:
+            return ""
+        return ('<p class="kit-counter-words">What the counters show for stage 1, the starting point (the next '
+                'stages aim to cut the instructions per element and to keep more threads of each warp busy):</p>\n'
+                '<ul class="kit-counter-words">%s</ul>\n' % "".join(parts))
+    for key, aim, why in STAGE_AIMS.get(k, []):
+        said, dirs = [], set()
+        for r in measured:
+            old = counter_value(counters_of(r["by_stage"][str(k - 1)]), key)
+            new = counter_value(counters_of(r["by_stage"][str(k)]), key)
+            d, words = change_words(key, old, new, fmts[key])
+            if d:
+                dirs.add(d)
+            said.append("%s on the %s" % (words, html.escape(r["short"])))
+        if not dirs:
+            continue
+        why_text = " (%s)" % why if why else ""
+        if dirs == {aim}:
+            verdict = "as this stage intends" + why_text
+        elif len(dirs) > 1 or aim == "same":
+            verdict = "this stage aims for %s%s" % (AIM_WORDS[aim], why_text)
+        else:
+            verdict = "not what this stage aims for, which is %s%s" % (AIM_WORDS[aim], why_text)
+        label = COUNTER_LABEL[key]
+        parts.append("<li><b>%s</b>: %s; %s.</li>" % (label[0].upper() + label[1:], "; ".join(said), verdict))
+    stalls = []
+    for r in measured:
+        a = stall_text(counters_of(r["by_stage"][str(k - 1)]))
+        b = stall_text(counters_of(r["by_stage"][str(k)]))
+        if a and b:
+            stalls.append("on the %s, %s in stage %d and %s in stage %d" % (html.escape(r["short"]), a, k - 1, b, k))
+    if stalls:
+        parts.append("<li><b>What warps wait for most</b> (the top stall reason): %s.</li>" % "; ".join(stalls))
+    for r in partial:
+        lost = [s for s in keys if not counters_of(r["by_stage"].get(s))]
+        parts.append("<li>The %s run has no counters for stage %s (they could not be taken), so it is left out "
+                     "here.</li>" % (html.escape(r["short"]), " or ".join(lost)))
+    if not parts:
+        return ""
+    return ('<p class="kit-counter-words">What the counters show from stage %d to stage %d:</p>\n'
+            '<ul class="kit-counter-words">%s</ul>\n' % (k - 1, k, "".join(parts)))
+
+
+def counters_html(stage, runs):
+    """Stage K's hardware counters next to stage K-1's, for the newest run of each GPU."""
+    k = stage["number"]
+    keys = [str(k - 1), str(k)] if k > 1 else [str(k)]
+    cols, missing = [], []
+    for r in runs:
+        have = [counters_of(r["by_stage"].get(s)) for s in keys]
+        if not any(have):
+            missing.append(r)
+            continue
+        for s, c in zip(keys, have):
+            cols.append((r, s, c))
+    out = []
+    if cols:
+        head = "".join('<th>%s<br>stage %s</th>' % (html.escape(r["short"]), s) for r, s, _ in cols)
+        out.append('<table class="kit-results kit-counters"><tr><th>counter (per reduction of n ints)</th>%s</tr>' % head)
+        for key, label, f in COUNTERS:
+            cells = []
+            for r, s, c in cols:
+                v = counter_value(c, key)
+                cls = ' class="kit-this"' if s == str(k) and k > 1 else ""
+                cells.append("<td%s>%s</td>" % (cls, f(v) if v is not None else ("-" if c else "not measured")))
+            out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(cells)))
+        cells = "".join("<td%s>%s</td>" % (' class="kit-this"' if s == str(k) and k > 1 else "",
+                                           stall_text(c) or ("-" if c else "not measured")) for r, s, c in cols)
+        out.append("<tr><td>top stall reason</td>%s</tr>" % cells)
+        out.append("</table>")
+        out.append(counters_summary(stage, runs))
+    without = [r for r in missing if r.get("counters_from", "none") == "none"]
+    failed = [r for r in missing if r not in without]
+    if without:
+        names = " and ".join("%s (%s)" % (html.escape(r["short"]), html.escape(r["date"])) for r in without)
+        out.append('<p class="kit-note">No hardware counters for the %s run%s: %s recorded without '
+                   '<code>--counters</code>. <code>reduce_ladder --counters --format json</code> adds them, on a '
+                   'machine where the profiler may read the GPU\'s counters.</p>'
+                   % (names, "s" if len(without) > 1 else "", "they were" if len(without) > 1 else "it was"))
+    for r in failed:
+        out.append('<p class="kit-note">No hardware counters for the %s run (%s): they could not be taken%s.</p>'
+                   % (html.escape(r["short"]), html.escape(r["date"]),
+                      " (%s)" % html.escape(r["counters_note"]) if r.get("counters_note") else ""))
+    return "\n".join(out) + "\n"
+
+
+def counters_overview_html(r, stages):
+    """All stages' counters of one run, for the main page (rows: counters; columns: stages, CUB)."""
+    names = [str(s["number"]) for s in stages] + ["CUB"]
+    have = [(n, counters_of(r["by_stage"].get(n))) for n in names]
+    have = [(n, c) for n, c in have if c]
+    if not have:
+        return ('<p class="kit-note">This run has no hardware counters (recorded without <code>--counters</code>).</p>')
+    out = ['<details class="kit-counters"><summary>Hardware counters of every stage on the %s (%s)</summary>'
+           % (html.escape(r["short"]), html.escape(r["date"])),
+           '<table class="kit-results kit-counters"><tr><th>counter</th>%s</tr>'
+           % "".join("<th>%s</th>" % ("stage " + n if n.isdigit() else n) for n, _ in have)]
+    for key, label, f in COUNTERS:
+        out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(
+            "<td>%s</td>" % (f(counter_value(c, key)) if counter_value(c, key) is not None else "-") for _, c in have)))
+    out.append("<tr><td>top stall reason</td>%s</tr>" % "".join("<td>%s</td>" % (stall_text(c) or "-") for _, c in have))
+    out.append("</table></details>")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------- chart
+def spread_labels(wanted, gap, low, high):
+    """Label positions near the wanted ys (any order), at least gap apart, within [low, high]."""
+    order = sorted(range(len(wanted)), key=lambda i: wanted[i])
+    ys = [wanted[i] for i in order]
+    for i in range(len(ys)):
+        ys[i] = max(ys[i], low if i == 0 else ys[i - 1] + gap)
+    if ys and ys[-1] > high:
+        ys[-1] = high
+        for i in range(len(ys) - 2, -1, -1):
+            ys[i] = min(ys[i], ys[i + 1] - gap)
+    out = [0.0] * len(wanted)
+    for i, y in zip(order, ys):
+        out[i] = y
+    return out
+
+
 def bar_chart(r, stages):
-    """An SVG bar chart of GB/s per stage, with CUB and the copy as reference lines."""
+    """An SVG bar chart of GB/s per stage, with CUB, the copy and the theoretical peak as lines."""
     rows = [(s["number"], s["title"], r["by_stage"].get(str(s["number"]))) for s in stages]
-    ref = [(name, r["by_stage"].get(name)) for name in ("CUB", "copy")]
-    values = [row["gbps"] for _, _, row in rows if row] + [row["gbps"] for _, row in ref if row]
-    top = max(values) * 1.12
-    W, H, left, bottom, plot_top = 800, 330, 64, 270, 40
-    plot_w = W - left - 200
+    peak = r["gpu"].get("peak_gbps")
+    refs = []  # (label, GB/s, colour)
+    if isinstance(peak, (int, float)) and peak > 0:
+        refs.append(("theoretical peak", peak, "#555555"))
+    for name, label, colour in (("copy", "copy (read+write)", "#d62728"), ("CUB", "CUB", "#2c7a2c")):
+        row = r["by_stage"].get(name)
+        if ok_row(row):
+            refs.append((label, row["gbps"], colour))
+    values = [row["gbps"] for _, _, row in rows if ok_row(row)] + [v for _, v, _ in refs]
+    top = max(values) * 1.08 if values else 1.0
+    W, H, left, bottom, plot_top = 800, 336, 56, 276, 40
+    plot_w = W - left - 214
     ys = lambda v: bottom - (bottom - plot_top) * v / top
     svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" '
            'role="img" aria-label="GB/s per stage on %s">' % (W, H, W, html.escape(r["gpu"]["name"]))]
     svg.append('<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>'
                % (left, html.escape("GB/s per stage, %s, %s" % (r["gpu"]["name"], r["date"]))))
-    step = 500 if top > 2000 else 100 if top > 400 else 20
+    step = 1000 if top > 4000 else 500 if top > 2000 else 100 if top > 400 else 20
     v = 0
     while v <= top:
         svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e3e3"/>' % (left, left + plot_w, ys(v), ys(v)))
         svg.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" fill="#666">%d</text>' % (left - 6, ys(v) + 3, v))
         v += step
+    # reference lines first, so that the bars (and their numbers) are drawn over them
+    for label, value, colour in refs:
+        y = ys(value)
+        svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6" stroke-dasharray="6 4"/>'
+                   % (left, left + plot_w, y, y, colour))
     bw = plot_w / len(rows)
     for k, (num, title, row) in enumerate(rows):
         x = left + k * bw + bw * 0.18
-        if row:
+        cx = x + bw * 0.32
+        if row and isinstance(row.get("gbps"), (int, float)):
             g = row["gbps"]
             ok = row.get("result") == "ok"
             svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>'
                        % (x, ys(g), bw * 0.64, bottom - ys(g), "#3b6fb6" if ok else "#d62728",
                           html.escape("stage %d, %s: %.0f GB/s" % (num, title, g))))
-            svg.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle">%.0f</text>'
-                       % (x + bw * 0.32, ys(g) - 4, g))
-        svg.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">stage %d</text>'
-                   % (x + bw * 0.32, bottom + 15, num))
-    colors = {"CUB": "#2c7a2c", "copy": "#d62728"}
-    labels = {"CUB": "CUB", "copy": "copy (read+write)"}
-    for name, row in ref:
-        if row:
-            y = ys(row["gbps"])
-            svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6" stroke-dasharray="6 4"/>'
-                       % (left, left + plot_w, y, y, colors[name]))
-            dy = -4 if name == "copy" else 12
-            svg.append('<text x="%d" y="%.1f" font-size="11" fill="%s">%s %.0f GB/s</text>'
-                       % (left + plot_w + 6, y + dy, colors[name], labels[name], row["gbps"]))
+            if bottom - ys(g) >= 20:  # inside the bar, clear of the reference lines
+                svg.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle" fill="#fff" '
+                           'font-weight="bold">%.0f</text>' % (cx, ys(g) + 13, g))
+            else:
+                svg.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="middle">%.0f</text>' % (cx, ys(g) - 4, g))
+        svg.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">stage %d</text>' % (cx, bottom + 15, num))
+    # labels at the right, spread apart so that close lines do not write over each other
+    label_x = left + plot_w + 24
+    placed = spread_labels([ys(v) + 4 for _, v, _ in refs], 14, plot_top - 10, bottom)
+    for (label, value, colour), ly in zip(refs, placed):
+        y = ys(value)
+        svg.append('<polyline points="%d,%.1f %d,%.1f %d,%.1f" fill="none" stroke="%s" stroke-width="1"/>'
+                   % (left + plot_w, y, left + plot_w + 8, y, label_x - 3, ly - 4, colour))
+        svg.append('<text x="%d" y="%.1f" font-size="11" fill="%s">%s %.0f GB/s</text>'
+                   % (label_x, ly, colour, label, value))
     svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left + plot_w, bottom, bottom))
-    svg.append('<text x="%d" y="%d" font-size="10" fill="#666">bytes of input read per second (n &#215; 4 bytes / '
-               'median time); the copy moves 2 &#215; n &#215; 4 bytes</text>' % (left, bottom + 36))
+    svg.append('<text x="%d" y="%d" font-size="10" fill="#666">bars: bytes of input read per second (n &#215; 4 bytes / '
+               'median time); the copy line counts read+write, 2 &#215; n &#215; 4 bytes</text>' % (left, bottom + 36))
     svg.append("</svg>")
     return "\n".join(svg)
 
 
-def ladder_html(results, stages, documented, edition):
+def ladder_html(runs, stages, documented, edition, older):
     """The main page's charts and tables; a stage links to its page only where it has one."""
     out = []
-    for r in results:
+    for r in runs:
         out.append('<div class="kit-ladder"><p class="kit-run">%s</p>' % run_text(r, edition))
         out.append(bar_chart(r, stages))
-        out.append('<table class="kit-results"><tr><th>stage</th><th>what</th><th>time</th><th>GB/s</th>'
-                   '<th>step</th><th>vs stage 1</th><th>share of CUB</th><th>Harris, G80, vs stage 1</th></tr>')
+        out.append('<table class="kit-results"><tr><th>stage</th><th class="kit-text">what</th><th>time</th><th>GB/s</th>'
+                   '<th>% of peak</th><th>step</th><th>vs stage 1</th><th>% of CUB</th><th>Harris, G80, vs stage 1</th></tr>')
         for s in stages:
             row = r["by_stage"].get(str(s["number"]))
             if not row:
                 continue
             cell = ('<a href="stage%d.html">%d</a>' % (s["number"], s["number"]) if s["number"] in documented
                     else "%d" % s["number"])
-            out.append('<tr><td>%s</td><td>%s</td><td>%s ms</td><td>%s</td><td>%s</td>'
+            out.append('<tr><td>%s</td><td class="kit-text">%s</td><td>%s ms</td><td>%s</td><td>%s</td><td>%s</td>'
                        '<td><b>%s</b></td><td>%s</td><td>%s</td></tr>'
                        % (cell, html.escape(s["title"]), fmt(row["median_ms"], "%.4f"),
-                          fmt(row["gbps"], "%.0f"), html.escape(row["step_speedup"]),
+                          fmt(row["gbps"], "%.0f"), pct_text(percent_of_peak(r, row)), html.escape(row["step_speedup"]),
                           html.escape(row["cumulative_speedup"]), html.escape(row["percent_of_cub"]),
                           HARRIS_G80[s["number"]]))
         for name in ("CUB", "copy"):
             row = r["by_stage"].get(name)
             if row:
-                out.append('<tr class="kit-ref"><td>%s</td><td>%s</td><td>%s ms</td><td>%s</td><td></td><td></td>'
-                           '<td></td><td></td></tr>' % (name, html.escape(row["title"]),
-                                                        fmt(row["median_ms"], "%.4f"), fmt(row["gbps"], "%.0f")))
-        out.append("</table></div>")
+                out.append('<tr class="kit-ref"><td>%s</td><td class="kit-text">%s</td><td>%s ms</td><td>%s</td><td>%s</td><td></td>'
+                           '<td></td><td></td><td></td></tr>'
+                           % (name, html.escape(row["title"]), fmt(row["median_ms"], "%.4f"), fmt(row["gbps"], "%.0f"),
+                              pct_text(percent_of_peak(r, row))))
+        out.append("</table>")
+        out.append(counters_overview_html(r, stages))
+        out.append("</div>")
+    if older and edition == "instructor":
+        out.append('<p class="kit-note">Older runs in <code>docs/results/</code>, not shown (each GPU shows its newest): %s.</p>'
+                   % ", ".join("<code>%s</code>" % html.escape(r["file"]) for r in older))
     return "\n".join(out) + "\n"
+
+
+def figure_aliases(runs):
+    """Doxygen aliases for the figures the pages quote in their text, from the newest run of each
+    GPU: \\H200_7_gbps (3778), \\H200_7_step (1.73x), \\H200_7_cumul (9.23x), \\H200_7_pct_cub
+    (103%), \\H200_7_pct_peak (78%), \\H200_7_pct_copy (94%), \\H200_peak (4814), \\H200_date,
+    \\H200_l2 (60 MiB), \\H200_n (2<sup>26</sup>), \\H200_mib (256 MiB), \\H200_n_over_l2 (4.3)."""
+    lines = ["# Generated by docs/tools/docs_assets.py from the newest run of each GPU in docs/results/."]
+
+    def alias(name, value):
+        lines.append('ALIASES += %s="%s"' % (name, value.replace('"', '\\"')))
+
+    for r in runs:
+        g = r["short"]
+        alias(g + "_name", r["gpu"]["name"])
+        alias(g + "_date", r["date"])
+        alias(g + "_n", size_text(r["n"]))
+        alias(g + "_mib", mib_text(4 * r["n"]))
+        alias(g + "_threads", str(r["threads"]))
+        peak = r["gpu"].get("peak_gbps")
+        if isinstance(peak, (int, float)) and peak > 0:
+            alias(g + "_peak", "%.0f" % peak)
+        l2 = r["gpu"].get("l2_bytes")
+        if isinstance(l2, (int, float)) and l2 > 0:
+            alias(g + "_l2", mib_text(l2))
+            alias(g + "_n_over_l2", "%.1f" % (4.0 * r["n"] / l2))
+        copy = r["by_stage"].get("copy")
+        for key, row in r["by_stage"].items():
+            if not ok_row(row):
+                continue
+            name = "%s_%s" % (g, key)
+            alias(name + "_gbps", "%.0f" % row["gbps"])
+            alias(name + "_ms", "%.4f" % row["median_ms"])
+            if percent_of_peak(r, row) is not None:
+                alias(name + "_pct_peak", "%.0f%%" % percent_of_peak(r, row))
+            if key.isdigit():
+                if row.get("step_speedup", "-") != "-":
+                    alias(name + "_step", row["step_speedup"])
+                alias(name + "_cumul", row["cumulative_speedup"])
+                pct = row.get("percent_of_cub", "-")
+                if pct != "-":
+                    alias(name + "_pct_cub", "%.0f%%" % float(pct.rstrip("%")))
+                if ok_row(copy):
+                    alias(name + "_pct_copy", "%.0f%%" % (100.0 * row["gbps"] / copy["gbps"]))
+    return "\n".join(lines) + "\n"
 
 
 def write(path, text):
@@ -383,6 +779,8 @@ def main(argv):
         raise SystemExit("docs_assets.py: the instructor edition documents every stage; --stages is for "
                          "--edition student")
     results = load_results(src)
+    runs = newest_runs(results)
+    older = [r for r in results if not any(r is n for n in runs)]
     # A student has neither docs/tools/ nor solutions/: the picture says what was run, not where.
     note = stage_picture.SOURCE_NOTE if args.edition == "instructor" else \
         "Drawn when these pages were built, by running the stage's reference kernel for one block."
@@ -408,12 +806,16 @@ def main(argv):
                 write(os.path.join(out, name), lab_changes_html(prev, s, src))
             written.add(name)
         name = "results-stage%d.html" % s["number"]
-        write(os.path.join(out, name), stage_results_html(s, results))
+        write(os.path.join(out, name), stage_results_html(s, runs))
         written.add(name)
-    write(os.path.join(out, "ladder.html"), ladder_html(results, stages, documented, args.edition))
+        name = "counters-stage%d.html" % s["number"]
+        write(os.path.join(out, name), counters_html(s, runs))
+        written.add(name)
+    write(os.path.join(out, "ladder.html"), ladder_html(runs, stages, documented, args.edition, older))
+    write(os.path.join(out, "figures.doxy"), figure_aliases(runs))
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
-        if re.match(r"(stage\d+\.svg|(changes|results)-stage\d+\.html)$", name) and name not in written:
+        if re.match(r"(stage\d+\.svg|(changes|results|counters)-stage\d+\.html)$", name) and name not in written:
             os.remove(os.path.join(out, name))
     if args.edition == "student":
         copy_examples(src, out, stages, documented)
