@@ -16,7 +16,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "counters.h"
 #include "kit_cuda.h"
+
+#ifdef KIT_EMULATOR
+#define KIT_EMULATED_BUILD_TEXT "this emulator build does not count what its kernels do"
+#else
+#define KIT_EMULATED_BUILD_TEXT "only the CPU emulator counts a stage's first pass (reduce_ladder --emulate --counters)"
+#endif
 
 /* CUB lives in C++ (baselines.cu); these are its C entry points. */
 cudaError_t kit_cub_sum(void *temp, size_t *temp_bytes, const int *in, int *out, size_t n);
@@ -737,4 +744,86 @@ double kit_read_floor_ms(size_t n, const kit_timing *copy)
     const double read_bytes = 4.0 * (double)n; /* what a reduction must read */
     /* Reading at KIT_READ_OVER_COPY times the copy's read+write rate, no faster. */
     return copy->median_ms * (read_bytes / copy_bytes) / KIT_READ_OVER_COPY;
+}
+
+/* ---------------------------------------------------------------- counters (counters.h) */
+
+#ifndef KIT_EMULATOR
+#include <cuda_profiler_api.h>
+#endif
+
+kit_status kit_profile_stage(const kit_stage *stage, kit_workspace *ws, unsigned threads, kit_error *err)
+{
+#ifdef KIT_EMULATOR
+    (void)stage, (void)ws, (void)threads;
+    return kit_fail(err, KIT_BAD_ARGUMENT, "the CPU emulator has no hardware counters to profile");
+#else
+    int got = 0;
+    kit_status status = kit_run_checked(stage, ws, threads, &got, err); /* warm, and right */
+    if (status != KIT_OK)
+        return status;
+    KIT_CUDA_TRY(cudaProfilerStart(), err);
+    status = kit_run_checked(stage, ws, threads, &got, err);
+    cudaError_t stopped = cudaProfilerStop();
+    if (status == KIT_OK && stopped != cudaSuccess)
+        return kit_cuda_failure(err, stopped, "cudaProfilerStop()", __FILE__, __LINE__);
+    return status;
+#endif
+}
+
+kit_status kit_profile_cub(kit_workspace *ws, kit_error *err)
+{
+#ifdef KIT_EMULATOR
+    (void)ws;
+    return kit_fail(err, KIT_BAD_ARGUMENT, "the CPU emulator has no CUB to profile");
+#else
+    kit_timing timing;
+    kit_status status = kit_time_cub(ws, 1, 1, &timing, err); /* allocates CUB's scratch, warms */
+    if (status != KIT_OK)
+        return status;
+    KIT_CUDA_TRY(cudaProfilerStart(), err);
+    status = kit_time_cub(ws, 0, 1, &timing, err);
+    cudaError_t stopped = cudaProfilerStop();
+    if (status == KIT_OK && stopped != cudaSuccess)
+        return kit_cuda_failure(err, stopped, "cudaProfilerStop()", __FILE__, __LINE__);
+    return status;
+#endif
+}
+
+kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsigned threads, kit_emu_counts *counts,
+                                kit_error *err)
+{
+    memset(counts, 0, sizeof *counts);
+#if defined(KIT_EMULATOR) && defined(EMU_COUNTERS_READY)
+    if (!emu_counters_available())
+        return kit_fail(err, KIT_BAD_ARGUMENT, "this emulator build (ThreadSanitizer's) does not count; "
+                        "reduce_ladder_emu does");
+    emu_counters_reset();
+    int got = 0;
+    kit_status status = kit_run_checked(stage, ws, threads, &got, err);
+    emu_launch_counters first;
+    if (status != KIT_OK)
+        return status;
+    if (emu_counters_launches() < 1 || emu_counters_get(0, &first) != 0)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "the emulator counted no launch of stage %d", stage->number);
+    counts->blocks = first.grid_blocks;
+    counts->threads_per_block = first.block_threads;
+    counts->resident_blocks = first.resident_blocks;
+    counts->elements_per_thread = first.grid_blocks && first.block_threads
+                                      ? (double)ws->n / ((double)first.grid_blocks * (double)first.block_threads)
+                                      : 0.0;
+    counts->block_barriers = first.block_barriers;
+    counts->warp_meetings = first.warp_meetings;
+    counts->global_loads = first.global_loads;
+    counts->global_load_bytes = first.global_load_bytes;
+    counts->shared_requests = first.shared_requests;
+    counts->shared_bank_conflicts = first.shared_bank_conflicts;
+    counts->shared_active_lanes = first.shared_active_lanes;
+    counts->shared_idle_lanes = first.shared_idle_lanes;
+    counts->divergent_shared_requests = first.shared_divergent_requests;
+    return KIT_OK;
+#else
+    (void)stage, (void)ws, (void)threads;
+    return kit_fail(err, KIT_BAD_ARGUMENT, KIT_EMULATED_BUILD_TEXT);
+#endif
 }

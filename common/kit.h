@@ -274,13 +274,20 @@ double kit_read_floor_ms(size_t n, const kit_timing *copy);
 #define KIT_READ_OVER_COPY 1.5
 
 /**
+ * For `reduce_ladder --counters` (counters.h): runs \p stage once checked, then once more
+ * between cudaProfilerStart() and cudaProfilerStop(), so that a profiler started with
+ * "--profile-from-start off" sees exactly one run (all its passes). Not on the emulator.
+ */
+kit_status kit_profile_stage(const kit_stage *stage, kit_workspace *ws, unsigned threads, kit_error *err);
+/** The same for cub::DeviceReduce::Sum (one warm-up run, then one profiled). */
+kit_status kit_profile_cub(kit_workspace *ws, kit_error *err);
+
+/**
  * Waits for all the GPU's work, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still
  * busy, KIT_CUDA_ERROR if the work failed. It records an event on the legacy default stream
  * (which follows all earlier work of every blocking stream), polls it until the timeout, then
  * calls cudaDeviceSynchronize() for whatever else is left (work on non-blocking streams).
  */
-kit_status kit_sync(double timeout_s, kit_error *err);
-/** Waits for the GPU, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still busy. */
 kit_status kit_sync(double timeout_s, kit_error *err);
 
 #ifdef __cplusplus

@@ -23,6 +23,10 @@ const char *kit_usage(void)
            "  --format F      table, csv or json (default: table)\n"
            "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
            "  --no-baselines  skip the CUB and device-to-device copy rows\n"
+           "  --counters      also say why each row is as fast as it is: on a GPU, hardware counters\n"
+           "                  from Nsight Compute (ncu; DRAM bytes, % of peak bandwidth, bank conflicts,\n"
+           "                  active threads, instructions, occupancy, top stall); on the CPU emulator,\n"
+           "                  what it counted in each stage's first pass\n"
            "  --emulate       run on the CPU emulator (what happens anyway without a GPU):\n"
            "                  every check, no timings; see docs/emulator.md\n"
            "  --help          show this text\n"
@@ -122,6 +126,18 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->baselines = 0;
         } else if (strcmp(arg, "--emulate") == 0) {
             o->emulate = 1;
+        } else if (strcmp(arg, "--counters") == 0) {
+            o->counters = 1;
+        } else if ((v = option_value(argc, argv, &i, "--counted-run", &m)) || m) {
+            /* internal: --counters runs each row once more under ncu with this */
+            if (v && strcmp(v, "cub") == 0)
+                o->counted_run = KIT_COUNTED_CUB;
+            else if (v && kit_parse_count(v, "--counted-run", &count, NULL) == KIT_OK && count >= 1 &&
+                     count <= KIT_STAGE_COUNT)
+                o->counted_run = (int)count;
+            else
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--counted-run takes a stage (1 to %d) or cub, not '%s'",
+                                KIT_STAGE_COUNT, v ? v : "");
         } else if ((v = option_value(argc, argv, &i, "--stage", &m)) || m) {
             if (!v)
                 return kit_fail(err, KIT_BAD_ARGUMENT, "--stage needs a value: 1 to %d, or all", KIT_STAGE_COUNT);

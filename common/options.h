@@ -28,12 +28,18 @@ typedef struct kit_options {
     double timeout_s;   /**< a run longer than this counts as hung */
     int baselines;      /**< 1: also time CUB and a device-to-device copy */
     int emulate;        /**< 1: run on the CPU emulator even when there is a GPU */
+    int counters;       /**< 1: also say why, with hardware counters (ncu) or the emulator's counts */
+    int counted_run;    /**< internal, for --counters: 1..KIT_STAGE_COUNT, or KIT_COUNTED_CUB: run
+                             that row once for the profiler, print nothing; 0: not such a run */
     int help;           /**< 1: --help was given */
 } kit_options;
 
 /** The emulated ladder's n when --n is not given: 2^20 takes the CPU a fraction of a second
  *  per stage (2^26, the GPU's default, took over a minute for the seven stages on 2 cores). */
 #define KIT_EMULATED_N ((size_t)1 << 20)
+
+/** kit_options::counted_run for the CUB row. */
+#define KIT_COUNTED_CUB (KIT_STAGE_COUNT + 1)
 
 /** Fewest timed repetitions a row may use: fewer gives a median that moves. */
 #define KIT_MIN_REPS 20

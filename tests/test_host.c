@@ -1,7 +1,7 @@
 /**
  * \file test_host.c
- * \brief Host-only unit tests: the CPU reference, the input patterns, option parsing and the
- * stage table. They need no GPU and make no CUDA call, so they run everywhere, CI included.
+ * \brief Host-only unit tests: the CPU reference, the input patterns, option parsing, the
+ * stage table and the reading of Nsight Compute's output. They need no GPU and make no CUDA call, so they run everywhere, CI included.
  */
 #include <check.h>
 #include <limits.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "kit.h"
 #include "options.h"
 
@@ -235,6 +236,93 @@ START_TEST(block_sizes_outside_a_stage_range_are_refused)
 }
 END_TEST
 
+/* ------------------------------------------------------------ Nsight Compute's output */
+
+/* What `reduce_ladder --counters` read from ncu for stage 2 at n = 2^22 on the lent H100
+ * (2026-11-23): three kernels, one per pass. */
+#define NCU_FIXTURE KIT_SOURCE_DIR "/tests/fixtures/ncu_h100_stage2_n2e22.csv"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    ck_assert_int_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+START_TEST(ncu_output_from_an_h100_is_summed_over_every_pass_of_the_run)
+{
+    char *text = read_text(NCU_FIXTURE);
+    kit_hw_counters c;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_msg(kit_ncu_parse(text, &c, &err) == KIT_OK, "%s", err.message);
+    ck_assert_int_eq(c.kernels, 3);
+    /* the three kernels' columns, thousands separators and all, added up */
+    ck_assert_double_eq(c.warp_instructions, 17825792.0 + 69632.0 + 1088.0);
+    ck_assert_double_eq(c.shared_bank_conflicts, 1178899.0 + 4480.0 + 70.0 + 574746.0 + 2240.0 + 35.0);
+    ck_assert_double_eq(c.shared_requests, 409600.0 + 1600.0 + 25.0 + 327680.0 + 1280.0 + 20.0);
+    ck_assert_double_eq(c.dram_bytes_read, 16780544.0 + 68864.0 + 3584.0);
+    ck_assert_double_eq_tol(kit_hw_conflicts_per_request(&c), 1760470.0 / 740205.0, 1e-9); /* stage 2's strided index */
+    ck_assert_str_eq(c.top_stall, "short_scoreboard");
+    ck_assert(c.top_stall_percent > 0 && c.top_stall_percent < 100);
+    ck_assert(c.occupancy_percent > 0 && c.occupancy_percent <= 100);
+    ck_assert(kit_hw_active_threads(&c) > 1 && kit_hw_active_threads(&c) <= 32);
+    free(text);
+}
+END_TEST
+
+START_TEST(ncu_output_without_one_of_the_metrics_names_the_missing_one)
+{
+    char *text = read_text(NCU_FIXTURE);
+    char *at = strstr(text, "\"dram__bytes_read.sum\"");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at + 1, "xram", 4);
+    kit_hw_counters c;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_int_eq(kit_ncu_parse(text, &c, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "dram__bytes_read.sum"));
+    free(text);
+}
+END_TEST
+
+START_TEST(counters_refused_by_the_driver_or_no_kernel_profiled_give_one_line)
+{
+    kit_hw_counters c;
+    kit_error err = {KIT_OK, ""};
+    const char *refused = "==PROF== Connected to process 4242 (/tmp/b/reduce_ladder)\n"
+                          "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                          "Performance Counters on the target device 0.\n";
+    ck_assert_int_eq(kit_ncu_parse(refused, &c, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "ERR_NVGPUCTRPERM"));
+    ck_assert_ptr_null(strchr(err.message, '\n'));
+    ck_assert_int_eq(kit_ncu_parse("==PROF== Disconnected from process 1\n==WARNING== No kernels were profiled.\n",
+                                   &c, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "no kernel"));
+    ck_assert_str_eq(kit_stall_meaning("long_scoreboard"), "waiting for global memory (a load from DRAM or L2)");
+    ck_assert_ptr_nonnull(strstr(kit_ncu_metrics(), "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"));
+}
+END_TEST
+
+START_TEST(counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub)
+{
+    kit_options o;
+    kit_error err = {KIT_OK, ""};
+    char *with[] = {"reduce_ladder", "--counters", "--counted-run", "cub", NULL};
+    ck_assert_int_eq(kit_parse_options(4, with, &o, &err), KIT_OK);
+    ck_assert_int_eq(o.counters, 1);
+    ck_assert_int_eq(o.counted_run, KIT_COUNTED_CUB);
+    char *bad[] = {"reduce_ladder", "--counted-run", "9", NULL};
+    ck_assert_int_eq(kit_parse_options(3, bad, &o, &err), KIT_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "--counted-run"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("host");
@@ -260,6 +348,12 @@ int main(void)
     tcase_add_test(stages, stage_tables_list_every_stage_in_order_with_existing_files);
     tcase_add_test(stages, block_sizes_outside_a_stage_range_are_refused);
     suite_add_tcase(suite, stages);
+    TCase *counters = tcase_create("counters");
+    tcase_add_test(counters, ncu_output_from_an_h100_is_summed_over_every_pass_of_the_run);
+    tcase_add_test(counters, ncu_output_without_one_of_the_metrics_names_the_missing_one);
+    tcase_add_test(counters, counters_refused_by_the_driver_or_no_kernel_profiled_give_one_line);
+    tcase_add_test(counters, counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub);
+    suite_add_tcase(suite, counters);
 
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -174,7 +174,8 @@ typedef struct runner_reply {
     kit_status error_status;
     char error[1024];
     char skip[1024];
-    char advice[1024]; /* the emulated runner's advice (grid size): no points */
+    char advice[1024]; /* the runner's word on the grid: emulated, advice without points; on a GPU, why a
+                          stage failed the speed rule */
     char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
 } runner_reply;
 
@@ -581,7 +582,12 @@ START_TEST(reaches_the_required_speedup_over_reference_stage_1)
                  args.stage, s.achieved, s.required, rule, n, seed, config.speedup_threads, s.samples, 100 * s.spread,
                  s.attempts, s.within_noise ? "; passed within the measurement's noise" : "",
                  result.outcome == KIT_OUTCOME_PASS ? ""
+                 : r.advice[0] ? ". Why: " /* the runner's word on the grid, from this run */
                  : ". Is it still doing the work of an earlier stage (block count, loads per thread)?");
+        if (result.outcome != KIT_OUTCOME_PASS && r.advice[0]) {
+            size_t used = strlen(result.message);
+            snprintf(result.message + used, sizeof result.message - used, "%s", r.advice);
+        }
     }
     free_reply(&r);
     kit_result_write(args.results, args.stage, KIT_PART_SPEEDUP, &result);

@@ -160,31 +160,59 @@ static void emulator_timed_out(const char *message, double seconds, int stopped)
 #endif
 
 #ifdef KIT_RUNNER_EMULATED
-/*
- * Advice the CPU emulator can give without timing anything: the grid. Stage K and the
- * reference stage K each do pass 1 of n = 2^20 + 7 at 256 threads; a stage that launches at
- * least twice the reference's blocks would spend a GPU's time starting blocks that each do
- * little (the emulated device reports an H100's 132 SMs, so the reference's grid is a GPU's).
- */
-static void say_grid_advice(const kit_stage *graded, const kit_stage *reference)
+#define KIT_RUNNER_DEVICE_WORDS "the emulated H100"
+#else
+#define KIT_RUNNER_DEVICE_WORDS "this GPU"
+#endif
+
+/* 1234567 as "1,234,567" (one of two buffers, so a line may hold two numbers). */
+static const char *grouped(size_t value)
 {
-    const size_t n = ((size_t)1 << 20) + 7;
-    const unsigned threads = 256;
+    static char text[2][32];
+    static int which = 0;
+    char plain[32];
+    which ^= 1;
+    int len = snprintf(plain, sizeof plain, "%zu", value), out = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            text[which][out++] = ',';
+        text[which][out++] = plain[i];
+    }
+    text[which][out] = '\0';
+    return text[which];
+}
+
+/*
+ * Why a correct stage may be slow, from what can be seen without a clock: the grid. Stage K
+ * and the reference stage K each do pass 1 of n ints at \p threads; a stage that launches at
+ * least twice the reference's blocks spends the GPU's time starting blocks that each do
+ * little. On a GPU this runs after the speed case, at its n (the grader adds it to a failed
+ * speed rule's message); on the CPU emulator, after the correctness cases at n = 2^20 + 7 (the
+ * emulated device reports an H100's 132 SMs, so the reference's grid is a GPU's), as advice
+ * without points.
+ */
+static void say_grid_advice(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads,
+                            const kit_gpu *gpu)
+{
     kit_workspace ws;
     kit_error err = {KIT_OK, ""};
     if (kit_workspace_init(&ws, n, &err) == KIT_OK && kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
         size_t mine = (*graded->pass)(ws.device_input, ws.device_partial[0], n, threads);
         size_t theirs = (*reference->pass)(ws.device_input, ws.device_partial[1], n, threads);
-        if (cudaDeviceSynchronize() == cudaSuccess && theirs > 0 && mine >= 2 * theirs)
-            say("advice for n = %zu and %u threads, pass 1 launches %zu blocks where the reference launches %zu: "
-                "on a GPU each block costs a launch slot and a tree of its own, so %s", n, threads, mine, theirs,
+        if (kit_sync(10.0, &err) == KIT_OK && theirs > 0 && mine >= 2 * theirs) {
+            char wave[160] = "";
+            if (gpu->sm_count > 0 && theirs % (size_t)gpu->sm_count == 0 && theirs * threads < n)
+                snprintf(wave, sizeof wave, " (one wave: the %d SMs of %s hold %zu blocks each at once)",
+                         gpu->sm_count, KIT_RUNNER_DEVICE_WORDS, theirs / (size_t)gpu->sm_count);
+            say("advice your stage %d launched %s blocks of %u threads for n = %s in its first pass; the reference "
+                "launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads, grouped(n), grouped(theirs), wave,
                 theirs * 2 < n / threads ? "cap the grid at the blocks the GPU holds at once and let each thread "
                                            "loop over many elements (a grid-stride loop)"
                                          : "give each thread more inputs (more than one add while loading)");
+        }
     }
     kit_workspace_free(&ws);
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -234,7 +262,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < log.count; i++)
             every_case_passed &= log.cases[i].status == KIT_OK;
         if (every_case_passed) /* a correct stage only: a broken one may not even finish */
-            say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1]);
+            say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1], ((size_t)1 << 20) + 7, 256, &gpu);
 #endif
     } else if (strcmp(request, "large") == 0) {
         status = kit_grade_correctness(&graded, 1, 0, &log, &err);
@@ -275,6 +303,9 @@ int main(int argc, char **argv)
                     "samples=%d attempts=%d copy=%.6f floor=%.6f",
                     config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.stage1_ms,
                     s.spread, s.samples, s.attempts, s.copy_ms, s.floor_ms);
+            if (status == KIT_OK) /* why it may be slow: the grader quotes it if the rule fails */
+                say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1], config.speedup_n, config.speedup_threads,
+                                &gpu);
         }
     } else if (strcmp(request, "once") == 0) {
         /* compute-sanitizer reads what happens; the runs' own results go to stdout */

@@ -1,0 +1,105 @@
+/**
+ * \file counters.h
+ * \brief Why a stage is fast or slow: hardware counters from Nsight Compute, and what the CPU
+ * emulator counts instead.
+ *
+ * On a GPU, `reduce_ladder --counters` runs each row once more under NVIDIA's `ncu` (the
+ * Nsight Compute command line, part of the CUDA toolkit), in a child process that profiles
+ * exactly one run of the stage (`--counted-run`, between cudaProfilerStart and
+ * cudaProfilerStop), and sums what ncu measured over the run's kernels (one per pass). No
+ * CUDA here: the parent calls ncu before it opens the GPU itself.
+ *
+ * On the CPU emulator the same option prints what the emulator counted in the stage's first
+ * pass (kit_emu_counts): bank conflicts, idle lanes, barriers, load widths, blocks against
+ * the GPU's capacity. Deterministic, so the docs' pictures and a test can compare them.
+ */
+#ifndef KIT_COUNTERS_H
+#define KIT_COUNTERS_H
+
+#include <stddef.h>
+
+#include "kit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What Nsight Compute measured for one run of a ladder row (all its kernels together). */
+typedef struct kit_hw_counters {
+    int kernels;                  /**< kernels profiled (a stage's passes; CUB's kernels) */
+    double duration_ns;           /**< their GPU time, summed (ncu's gpu__time_duration) */
+    double dram_bytes_read;       /**< bytes read from DRAM (HBM) */
+    double warp_instructions;     /**< warp-level instructions executed */
+    double thread_instructions;   /**< thread-level instructions with their predicate on */
+    double branch_instructions;   /**< warp-level branch instructions executed */
+    double shared_requests;       /**< warp-level shared-memory load and store instructions */
+    double shared_bank_conflicts; /**< extra shared-memory wavefronts caused by bank conflicts */
+    double occupancy_percent;     /**< achieved occupancy (active warps / maximum), time-weighted */
+    char top_stall[40];           /**< the reason warps waited most, e.g. "long_scoreboard" */
+    double top_stall_percent;     /**< its share of all the waiting, in percent */
+} kit_hw_counters;
+
+/** Bank conflicts per shared-memory request (0 when there were no requests). */
+double kit_hw_conflicts_per_request(const kit_hw_counters *c);
+/** Threads doing useful work per executed warp instruction (32 = no idle lane). */
+double kit_hw_active_threads(const kit_hw_counters *c);
+
+/** One sentence on what a stall reason means ("waiting for global memory", ...). */
+const char *kit_stall_meaning(const char *reason);
+
+/** The metrics kit_ncu_parse() reads, as one comma-separated list for `ncu --metrics`. */
+const char *kit_ncu_metrics(void);
+
+/**
+ * Reads the output of `ncu --csv --page raw --metrics <kit_ncu_metrics()> ...` (its own
+ * "==PROF==" lines may be mixed in) and sums every kernel it lists into \p out.
+ * KIT_BAD_ARGUMENT with one line when ncu said it may not read the counters
+ * (ERR_NVGPUCTRPERM), when it profiled no kernel, or when a metric is missing.
+ */
+kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err);
+
+/**
+ * Finds ncu: $KIT_NCU if set, else `ncu` on PATH, else /usr/local/cuda/bin/ncu. Writes its
+ * path into \p path; KIT_BAD_ARGUMENT with the message to print when there is none.
+ */
+kit_status kit_ncu_find(char *path, size_t size, kit_error *err);
+
+/**
+ * Runs `ncu --csv --page raw --profile-from-start off --metrics ... <program> <args...>` and
+ * parses its output (kit_ncu_parse). \p program_argv is NULL-terminated; its program must
+ * profile exactly the region it means (cudaProfilerStart/Stop). Spawns the process: call it
+ * before this process touches CUDA (CUDA and fork() do not mix).
+ */
+kit_status kit_ncu_measure(const char *ncu, char *const program_argv[], kit_hw_counters *out,
+                           kit_error *err);
+
+/** What the CPU emulator counted in a stage's first pass (see docs/emulator.md). */
+typedef struct kit_emu_counts {
+    unsigned long long blocks;             /**< blocks pass 1 launched */
+    unsigned long long threads_per_block;  /**< its block size */
+    unsigned long long resident_blocks;    /**< blocks of that size the emulated GPU (an H100's 132 SMs) holds at once */
+    double elements_per_thread;            /**< n / (blocks * threads) */
+    unsigned long long block_barriers;     /**< __syncthreads meetings, once per block */
+    unsigned long long warp_meetings;      /**< __syncwarp and shuffle meetings, once per warp */
+    unsigned long long global_loads;       /**< thread-level loads from device memory */
+    unsigned long long global_load_bytes;  /**< their bytes */
+    unsigned long long shared_requests;    /**< warp-level shared-memory accesses */
+    unsigned long long shared_bank_conflicts; /**< extra wavefronts from bank conflicts */
+    unsigned long long shared_active_lanes;   /**< lanes taking part, summed over requests */
+    unsigned long long shared_idle_lanes;     /**< lanes of the warp sitting out, summed */
+    unsigned long long divergent_shared_requests; /**< requests where only some lanes take part */
+} kit_emu_counts;
+
+/**
+ * Runs \p stage once, checked (kit_run_checked), and fills \p counts with what the CPU
+ * emulator counted in its first pass. KIT_BAD_ARGUMENT when this build is not the emulator
+ * or the emulator build does not count (its ThreadSanitizer flavour).
+ */
+kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                                kit_emu_counts *counts, kit_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KIT_COUNTERS_H */
