@@ -16,8 +16,11 @@ __syncwarp, __shfl_down_sync/__shfl_xor_sync). Anything else stops it with a mes
 the statement, so a picture is never drawn from code it did not understand.
 """
 import argparse
+import glob
 import html
+import json
 import math
+import os
 import re
 import sys
 
@@ -281,13 +284,13 @@ class Emitter:
                 self.emit(depth, "else:")
                 self.block(depth + 1, st[3])
         elif kind == "while":
-            self.emit(depth, "while %s:" % translate_expr(st[1]))
+            self.emit(depth, "while _loop_test(%s):" % translate_expr(st[1]))
             self.block(depth + 1, st[2])
         elif kind == "for":
             init, cond, update, body = st[1:]
             if init:
                 self.simple(depth, init)
-            self.emit(depth, "while %s:" % (translate_expr(cond) if cond else "True"))
+            self.emit(depth, "while _loop_test(%s):" % (translate_expr(cond) if cond else "True"))
             self.block(depth + 1, body)
             if update:
                 self.simple(depth + 1, update)
@@ -363,6 +366,9 @@ class Recorder:
         self.block = 0
         self.tid = 0
         self.events = []  # dicts
+        self.block_barriers = 0   # __syncthreads meetings of this block
+        self.warp_meetings = 0    # __syncwarp / shuffle meetings, once per warp
+        self.loop_tests = {}      # thread -> how often it evaluated a loop condition
 
     def add(self, **kw):
         kw.update(phase=self.phase, block=self.block, tid=self.tid)
@@ -470,6 +476,7 @@ def run_block(kernel_fn, n, threads, block, grid, warp, rec, template):
         if shfl:
             rec.phase += 1
             for w in sorted(set(t // warp for t in shfl)):
+                rec.warp_meetings += 1
                 lanes = [t for t in shfl if t // warp == w]
                 vals = {t: state[t][1] for t in lanes}
                 for t in lanes:
@@ -492,6 +499,7 @@ def run_block(kernel_fn, n, threads, block, grid, warp, rec, template):
             rec.phase += 1
             continue
         if kinds == {"sync"}:
+            rec.block_barriers += 1
             for t in alive:
                 state[t] = ("run", None)
                 send[t] = None
@@ -501,29 +509,139 @@ def run_block(kernel_fn, n, threads, block, grid, warp, rec, template):
     return out.values.get(block)
 
 
-def simulate(kernel_src, launcher_src, defines, template, threads, warp, n_limit=3000):
-    env = {"_u32": u32, "_int4": Int4View}
+# The emulated GPU of reduce_ladder_emu (emu/src/emu_internal.h), an H100-like sm_90 part.
+EMU_SMS, EMU_THREADS_PER_SM, EMU_BLOCKS_PER_SM, EMU_SHARED_PER_SM = 132, 2048, 32, 228 * 1024
+
+
+def emulated_resident_blocks(threads, shared_bytes=None):
+    """Blocks of `threads` the emulated GPU holds at once: SMs x min(32, 2048 / threads,
+    shared per SM / shared per block). The kit's blocks (at most 1024 ints of shared memory)
+    are never limited by shared memory."""
+    per_sm = min(EMU_BLOCKS_PER_SM, EMU_THREADS_PER_SM // threads)
+    if shared_bytes:
+        per_sm = min(per_sm, EMU_SHARED_PER_SM // shared_bytes)
+    return EMU_SMS * per_sm
+
+
+def build(kernel_src, launcher_src, defines):
+    """The translated launcher and kernel as Python functions, and the holder through which
+    the kernel's loop tests reach the block being run."""
+    holder = {"rec": None}
+
+    def loop_test(cond):
+        rec = holder["rec"]
+        rec.loop_tests[rec.tid] = rec.loop_tests.get(rec.tid, 0) + 1
+        return cond
+
+    env = {"_u32": u32, "_int4": Int4View, "_loop_test": loop_test}
     env.update(defines)
     exec(launcher_src, env)
     exec(kernel_src, env)
-    launcher, kernel_fn = env["launcher"], env["kernel"]
-    env["resident_blocks"] = lambda t: 2   # a pretend GPU that holds two blocks at once
-    # n for the picture: the largest n (<= n_limit) whose launch has two blocks, minus 3, so
-    # that the last block has a ragged end.
+    # Stage 7's launcher asks how many blocks the GPU holds at once: the emulated GPU's answer,
+    # the one reduce_ladder_emu gives, so that the picture's launch is the emulator's.
+    env["resident_blocks"] = lambda t: emulated_resident_blocks(t)
+    return env["launcher"], env["kernel"], holder
+
+
+def picture_n(launcher, threads, n_limit=3000):
+    """n for a picture: the largest n (<= n_limit) whose launch has two blocks, minus 3, so
+    that the last block has a ragged end."""
     best = None
     for n in range(1, n_limit + 1):
         if launcher(n, threads) == 2:
             best = n
     if best is None:
         raise SimError("the launcher never gives two blocks of %d threads for n <= %d" % (threads, n_limit))
-    n = best - 3 if best > 3 and launcher(best - 3, threads) == 2 else best
+    return best - 3 if best > 3 and launcher(best - 3, threads) == 2 else best
+
+
+def simulate(kernel_src, launcher_src, defines, template, threads, warp, n=None, n_limit=3000):
+    """Runs every block of one launch; n defaults to picture_n()."""
+    launcher, kernel_fn, holder = build(kernel_src, launcher_src, defines)
+    if n is None:
+        n = picture_n(launcher, threads, n_limit)
     grid = launcher(n, threads)
+    if not grid:
+        raise SimError("the launcher starts no block for n = %d and %d threads" % (n, threads))
     recs, outs = [], []
     for b in range(grid):
         rec = Recorder()
+        holder["rec"] = rec
         outs.append(run_block(kernel_fn, n, threads, b, grid, warp, rec, template))
         recs.append(rec)
     return n, grid, recs, outs
+
+
+# ----------------------------------------------------------------------------- counters
+
+# What reduce_ladder_emu --counters reports for a stage's first pass (the launch that reads
+# the n inputs), computed here from the same run of the block that the picture draws. The
+# definitions are the emulator's, word for word in docs/pictures.md.
+COUNTER_KEYS = ("blocks", "threads_per_block", "resident_blocks", "elements_per_thread",
+                "block_barriers", "warp_meetings",
+                "global_loads", "global_load_bytes", "global_loads_per_element", "global_load_width",
+                "shared_requests", "shared_active_lanes", "shared_idle_lanes", "divergent_shared_requests",
+                "shared_bank_conflicts", "bank_conflicts_per_request")
+REAL_WARP, REAL_BANKS = 32, 32
+
+
+def shared_requests(rec, threads, warp=REAL_WARP, banks=REAL_BANKS):
+    """The block's shared-memory requests: per warp, between two meeting points (a barrier,
+    a warp meeting, the threads' start or exit), the k-th shared-memory access of each lane,
+    loads and stores in one program-order sequence, form one request.
+
+    A thread runs from one meeting point to the next within one phase of the Recorder, so the
+    accesses of a (phase, warp) are one stretch between meeting points. Within a statement
+    such as sdata[tid] += sdata[tid + s] this model reads sdata[tid] first; compiled code may
+    read sdata[tid + s] first. The totals do not depend on it as long as every lane of the
+    warp runs the same statement: the same requests come out, in another order.
+    Returns a list of (active lanes, lanes of the warp, wavefronts)."""
+    seqs = {}
+    for e in rec.events:
+        if e["kind"] in ("sread", "swrite"):
+            seqs.setdefault((e["phase"], e["tid"] // warp), {}).setdefault(e["tid"], []).append(e["index"])
+    out = []
+    for (phase, w), lanes in sorted(seqs.items()):
+        lanes_of_warp = min(warp, threads - w * warp)
+        for k in range(max(len(v) for v in lanes.values())):
+            words = [v[k] for v in lanes.values() if len(v) > k]
+            per_bank = {}
+            for word in set(words):
+                per_bank.setdefault(word % banks, set()).add(word)
+            out.append((len(words), lanes_of_warp, max(len(ws) for ws in per_bank.values())))
+    return out
+
+
+def counters(recs, n, threads, grid):
+    """The launch's counters, under the names reduce_ladder_emu --counters uses."""
+    loads = [e for r in recs for e in r.events if e["kind"] == "load"]
+    load_bytes = sum(4 * e["width"] for e in loads)
+    reqs = [q for r in recs for q in shared_requests(r, threads)]
+    conflicts = sum(wf - 1 for _, _, wf in reqs)
+    return dict(
+        blocks=grid, threads_per_block=threads,
+        resident_blocks=emulated_resident_blocks(threads, 4 * threads),
+        elements_per_thread=n / float(grid * threads),
+        block_barriers=sum(r.block_barriers for r in recs),
+        warp_meetings=sum(r.warp_meetings for r in recs),
+        global_loads=len(loads), global_load_bytes=load_bytes,
+        global_loads_per_element=len(loads) / float(n),
+        global_load_width=load_bytes / float(len(loads)) if loads else 0.0,
+        shared_requests=len(reqs),
+        shared_active_lanes=sum(a for a, _, _ in reqs),
+        shared_idle_lanes=sum(lanes - a for a, lanes, _ in reqs),
+        divergent_shared_requests=sum(1 for a, lanes, _ in reqs if 0 < a < lanes),
+        shared_bank_conflicts=conflicts,
+        bank_conflicts_per_request=conflicts / float(len(reqs)) if reqs else 0.0)
+
+
+def counted_launch(kernel, threads=64):
+    """The launch whose counters a picture shows and the emulator test compares: `threads`
+    threads per block (the emulator runs 64 to 1024), n by picture_n(), the real 32-lane warp
+    and 32 banks. kernel is translate_kernel()'s result."""
+    kernel_src, launcher_src, defines, template = kernel
+    n, grid, recs, _ = simulate(kernel_src, launcher_src, defines, template, threads, REAL_WARP)
+    return dict(n=n, threads=threads, blocks=grid, counters=counters(recs, n, threads, grid))
 
 
 # ----------------------------------------------------------------------------- analysis
@@ -637,7 +755,17 @@ def steps_of(rec, threads, warp, banks, final):
 # ----------------------------------------------------------------------------- drawing
 
 BLOCK_HUES = ["#3b6fb6", "#e08a1e", "#4c9a4c", "#9b59b6"]
-ROW_H = 96
+
+# Page geometry. The stage pages show the picture at the width of their text column, about
+# 900 px; every text is at least MIN_FONT units, which is 10 px or more at that width.
+WIDTH = 944          # the SVG's width in its own units: shown 900 px wide, 1 unit = 0.95 px
+MARGIN = 8
+AREA = WIDTH - 2 * MARGIN   # 928: 32 cells of 29 or 16 cells of 58
+SHOWN_AT = 900
+MIN_FONT = 10.6
+DIGIT_EM = 0.636     # a digit's advance in DejaVu Sans and Verdana (Arial's are narrower)
+TEXT_EM = 0.6        # an average character of running text, for wrapping
+FONTS = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 
 def shade(hex_color, amount):
@@ -647,59 +775,115 @@ def shade(hex_color, amount):
     return "#%02x%02x%02x" % (mix(r), mix(g), mix(b))
 
 
+def ink_for(fill):
+    """Dark text on a light fill, white text on a dark one."""
+    r, g, b = (int(fill[k:k + 2], 16) for k in (1, 3, 5))
+    return "#1a1a1a" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
+
+
+def wrap(text, size, width):
+    """Splits text into lines that fit `width` at font `size` (an estimate, on the safe side)."""
+    per_line = max(10, int(width / (size * TEXT_EM)))
+    lines, cur = [], ""
+    for word in text.split(" "):   # only plain spaces: a no-break space (\u00a0) keeps words together
+        if not word:
+            continue
+        if cur and len(cur) + 1 + len(word) > per_line:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = (cur + " " + word).strip()
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+class Canvas:
+    """SVG elements in three layers: arrows under the cells, cells under the text."""
+
+    def __init__(self):
+        self.arrows, self.shapes, self.texts = [], [], []
+
+    def text(self, x, y, s, size=12, anchor="start", color="#222", weight="normal", halo=False, cls=None,
+             fit=None):
+        if size < MIN_FONT:
+            raise ValueError("text %r at %s units is below the smallest size, %s" % (s, size, MIN_FONT))
+        extra = ""
+        if halo:   # a white outline under the letters keeps a label readable where arrows cross it
+            extra += ' stroke="#ffffff" stroke-width="3.5" stroke-linejoin="round" paint-order="stroke"'
+        if cls:
+            extra += ' class="%s"' % cls
+        if fit is not None:
+            extra += ' data-cell-width="%.1f"' % fit
+        self.texts.append('<text x="%.1f" y="%.1f" font-size="%.1f" text-anchor="%s" fill="%s"%s%s>%s</text>'
+                          % (x, y, size, anchor, color, "" if weight == "normal" else ' font-weight="%s"' % weight,
+                             extra, html.escape(s)))
+
+    def paragraph(self, x, y, s, size=12, width=AREA, color="#222", weight="normal", step=None):
+        """Wrapped text; returns the y below it."""
+        step = step or size * 1.35
+        for ln in wrap(s, size, width):
+            self.text(x, y, ln, size, color=color, weight=weight)
+            y += step
+        return y
+
+    def rect(self, x, y, w, h, fill, stroke="none", sw=1.0, rx=0, title=None):
+        body = '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s" stroke-width="%.1f"%s' \
+               % (x, y, w, h, fill, stroke, sw, ' rx="%d"' % rx if rx else "")
+        self.shapes.append(body + ("><title>%s</title></rect>" % html.escape(title) if title else "/>"))
+
+    def number(self, x, y, w, s, color="#1a1a1a", preferred=12.5):
+        """A cell's number, centred, as large as `preferred` and never wider than the cell:
+        a number that does not fit at MIN_FONT stops the drawing rather than being left out."""
+        size = min(preferred, (w - 1) / (len(s) * DIGIT_EM))
+        if size < MIN_FONT:
+            raise SimError("the number %s does not fit a cell of %.0f units" % (s, w))
+        self.text(x + w / 2, y, s, round(size, 1), "middle", color, cls="v", fit=w)
+
+    def arrow(self, sx, sy, dx, dy, color):
+        h = (dy - sy) * 0.45
+        self.arrows.append('<path d="M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f" fill="none" stroke="%s" '
+                           'stroke-width="1.2" marker-end="url(#arrow)" opacity="0.8"/>'
+                           % (sx, sy, sx, sy + h, dx, dy - h, dx, dy - 2, color))
+
+
 # The picture's second line, where it comes from (docs_assets.py gives the student edition its own).
 SOURCE_NOTE = "Generated by docs/tools/stage_picture.py from the kernel in the stage's solution file."
 
+INPUT_H, CELL_H, LINE_PITCH = 20, 24, 40
 
-def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=SOURCE_NOTE):
-    cell_w = 36 if threads <= 16 else 14
-    gap = 4 if threads <= 16 else 1
-    left, top = 150, 96
-    arr_w = threads * (cell_w + gap)
-    width = left + max(arr_w, 600) + 330
-    svg = []
-    y = top
 
-    def text(x, yy, s, size=12, anchor="start", color="#222", weight="normal", cls=""):
-        svg.append('<text x="%.1f" y="%.1f" font-size="%s" text-anchor="%s" fill="%s" font-weight="%s"%s>%s</text>'
-                   % (x, yy, size, anchor, color, weight, (' class="%s"' % cls) if cls else "", html.escape(s)))
-
-    # --- input panel
+def draw_input(cv, y, n, grid, threads, recs):
+    """The input strip: which block and thread reads each input. Returns (y below, problems)."""
     loads = [e for r in recs for e in r.events if e["kind"] == "load"]
     unit = 4 if any(e["width"] == 4 for e in loads) else 1
     n_cells = (n + unit - 1) // unit
-    total_cells = max(n_cells, max(((e["index"] + e["width"] - 1) // unit + 1 for e in loads), default=0))
-    row_len = 32 if total_cells <= 32 else 64 if total_cells <= 64 else 128
-    in_w = (max(arr_w, 600)) / row_len
-    owner = {}
-    ordinal = {}
+    total = max(n_cells, max(((e["index"] + e["width"] - 1) // unit + 1 for e in loads), default=0))
+    per_line = min(32, threads)
+    pitch = AREA / per_line
+    owner, ordinal = {}, {}
     for e in loads:
         key = (e["block"], e["tid"])
         ordinal[key] = ordinal.get(key, -1) + 1
-        c = e["index"] // unit
-        owner.setdefault(c, []).append((e["block"], e["tid"], ordinal[key], e["bad"], e["width"]))
-    text(left, y - 30, "Input: %d ints%s, %d blocks of %d threads (colour = block, lighter = a later load "
-         "of the same thread)" % (n, " read as 16-byte int4s (one cell = 4 ints)" if unit == 4 else "",
-                                   grid, threads), 12)
-    rows_in = (total_cells + row_len - 1) // row_len
-    for c in range(rows_in * row_len):
-        cx = left + (c % row_len) * in_w
-        cy = y + (c // row_len) * 24 - 16
+        owner.setdefault(e["index"] // unit, []).append((e["block"], e["tid"], ordinal[key], e["bad"]))
+    what = "%d ints read as 16-byte int4s (one cell = 4 ints)" % n if unit == 4 else "%d ints" % n
+    y = cv.paragraph(MARGIN, y, "Input: %s, %d blocks of %d threads. One line = %d cells side by side. "
+                     "Colour = block, number = the thread that reads the cell, lighter = a later load by the "
+                     "same thread." % (what, grid, threads, per_line), 12.5) + 2
+    lines = (total + per_line - 1) // per_line
+    for c in range(lines * per_line):
+        x = MARGIN + (c % per_line) * pitch
+        cy = y + (c // per_line) * (INPUT_H + 3)
         if c in owner:
-            b, t, k, bad, wd = owner[c][0]
-            fill = "#d62728" if bad or len(owner[c]) > 1 else shade(BLOCK_HUES[b % 4], min(0.75, 0.22 * k))
-            svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="18" fill="%s" stroke="#fff" stroke-width="0.5"/>'
-                       % (cx, cy, in_w, fill))
-            if in_w >= 14:
-                text(cx + in_w / 2, cy + 13, str(t), 9, "middle", "#fff")
+            b, t, k, bad = owner[c][0]
+            fill = "#d62728" if bad or len(owner[c]) > 1 else shade(BLOCK_HUES[b % 4], min(0.72, 0.24 * k))
+            cv.rect(x, cy, pitch - 1, INPUT_H, fill)
+            cv.number(x, cy + 14.5, pitch - 1, str(t), ink_for(fill), 11.5)
         elif c < n_cells:
-            svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="18" fill="#fff" stroke="#d62728" stroke-width="1.5"/>'
-                       % (cx, cy, in_w))
+            cv.rect(x + 0.75, cy + 0.75, pitch - 2.5, INPUT_H - 1.5, "#ffffff", "#d62728", 1.5)
         else:
-            svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="18" fill="#eee" stroke="#fff" stroke-width="0.5"/>'
-                       % (cx, cy, in_w))
-    text(left - 10, y - 3, "in[ ]", 12, "end", "#555")
-    legend_y = y + rows_in * 24 - 8
+            cv.rect(x, cy, pitch - 1, INPUT_H, "#e6e6e6")
+    y += lines * (INPUT_H + 3) + 12
     problems = []
     never = [c for c in range(n_cells) if c not in owner]
     twice = [c for c in owner if len(owner[c]) > 1]
@@ -710,131 +894,180 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
         problems.append("%d input cells are read twice (red)" % len(twice))
     if past:
         problems.append("reads past the end of the input at index %d" % past[0])
-    text(left, legend_y, "Cells past n = %d are grey: no thread reads them." % n, 11, color="#555")
-    y = legend_y + 40
+    if lines * per_line > n_cells:
+        y = cv.paragraph(MARGIN, y, "Grey cells lie past n = %d: no thread reads them." % n, 11.5, color="#555")
+    return y, problems
 
-    # --- block 0, step by step
-    rows = steps_of(recs[0], threads, warp, banks, outs[0])
-    text(left, y - 22, "Block 0, step by step. Each row is the block's memory after one step; a number is "
-         "how many inputs that slot has summed.", 12)
-    xs = lambda col: left + col * (cell_w + gap)
+
+def row_label(row, step_no):
+    if row["kind"] == "load":
+        return "load", "each thread stores what it read"
+    if row["kind"] == "shfl":
+        offs = sorted(set(o["offset"] for o in row["ops"]), reverse=True)
+        return "shuffle", "sum += the sum of lane t + %s" % ", ".join(map(str, offs))
+    if row["kind"] == "out":
+        return "write", "out[blockIdx.x] = the sum"
+    if row["kind"] == "register":
+        o0 = row["ops"][0]
+        terms = ["sdata[t%s]" % ("" if k == o0["tid"] else " + %d" % (k - o0["tid"])) for _, k in o0["srcs"]]
+        return "registers", "sum = " + " + ".join(terms)
+    detail = ("sdata[t] += sdata[t + %s]" % ", ".join(map(str, row["offsets"]))) if row["offsets"] else ""
+    return "step %d" % step_no, detail
+
+
+def draw_rows(cv, y, threads, warp, rows):
+    """Block 0, one row per step. Returns the y below the last row."""
+    per_line = min(32, threads)
+    pitch = AREA / per_line
+    cell_w = pitch - (1 if pitch < 40 else 4)
+    xs = lambda col: MARGIN + (col % per_line) * pitch
+    places = []   # per row: {("s" or "r", index): (x, y of the cell's top)}
     step_no = 0
     for r_i, row in enumerate(rows):
-        if r_i > 0:
-            y += ROW_H
-        # label
-        if row["kind"] == "load":
-            label, detail = "load", "each thread stores what it read"
-        elif row["kind"] == "shfl":
-            offs = sorted(set(o["offset"] for o in row["ops"]))
-            label, detail = "shuffle", "sum += lane t + %s's sum" % ", ".join(map(str, offs))
-        elif row["kind"] == "out":
-            label, detail = "write", "out[blockIdx.x] = the sum"
-        elif row["kind"] == "register":
-            o0 = row["ops"][0]
-            terms = ["sdata[t%s]" % ("" if k == o0["tid"] else " + %d" % (k - o0["tid"])) for _, k in o0["srcs"]]
-            label, detail = "registers", "sum = " + " + ".join(terms)
-        else:
-            step_no += 1
-            label = "step %d" % step_no
-            detail = ("sdata[d] += sdata[d + %s]" % ", ".join(map(str, row["offsets"]))) if row["offsets"] else ""
-        text(left - 12, y + 16, label, 13, "end", weight="bold")
-        lines, cur = [], ""
-        for word in detail.split():
-            if cur and len(cur) + len(word) > 24:
-                lines.append(cur)
-                cur = word
-            else:
-                cur = (cur + " " + word).strip()
-        lines.append(cur)
-        for k, ln in enumerate(lines[:3]):
-            text(left - 12, y + 32 + 12 * k, ln, 9.5, "end", "#555")
-        # array after the step
         is_reg = row["kind"] in ("shfl", "register", "out")
-        written = {}
-        for o in row["ops"]:
-            written[o["dst"][1]] = o
-        for col in range(threads):
-            x = xs(col)
-            if is_reg:
-                o = written.get(col)
-                if o is None:
-                    fill, val, stroke = "#f4f4f4", "", "#ddd"
-                else:
-                    useful = o.get("useful", True)
-                    fill = "#ffd27f" if useful else "#fbeed2"
-                    val, stroke = "", "#c9a04c"
-                    shown = row.get("shown", {}).get(col, o["value"])
-                    if row["kind"] == "shfl" and col not in row.get("shown", {}):
-                        shown = None
-                    if shown is not None and useful:
-                        val = str(cell_count(shown))
-                svg.append('<rect x="%.1f" y="%.1f" width="%d" height="22" rx="3" fill="%s" stroke="%s"/>'
-                           % (x, y, cell_w, fill, stroke))
-            else:
-                v = row["after"][col]
-                o = written.get(col)
-                if o is not None:
-                    fill = "#7fb2e5" if o.get("useful", True) else "#cfe0f2"
-                else:
-                    fill = "#f4f4f4"
-                stroke = "#d62728" if col in row["conflict_cells"] else "#999"
-                sw = 2.2 if col in row["conflict_cells"] else 0.8
-                svg.append('<rect x="%.1f" y="%.1f" width="%d" height="22" fill="%s" stroke="%s" stroke-width="%s"/>'
-                           % (x, y, cell_w, fill, stroke, sw))
-                val = str(cell_count(v))
-                if isinstance(v, V) and v.dup:
-                    val += "!"
-            if val and (cell_w >= 20 or len(val) <= 3):
-                text(x + cell_w / 2, y + 15, val, 11 if cell_w >= 20 else (7.5 if len(val) <= 2 else 6), "middle")
-            o = written.get(col)
-            if o is not None and cell_w >= 20:
-                text(x + cell_w / 2, y + 34, "t%d" % o["tid"], 9, "middle", "#3b6fb6")
-        # arrows from the row above
-        if r_i > 0:
-            y0 = y - ROW_H + 22
-            for o in row["ops"]:
-                if not o.get("useful", True) and row["kind"] == "shfl":
-                    continue
-                dx = xs(o["dst"][1]) + cell_w / 2
-                for s in o["srcs"]:
-                    sx = xs(s[1]) + cell_w / 2
-                    color = "#2b5d9b" if row["kind"] != "shfl" else "#b07a10"
-                    svg.append('<path d="M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f" fill="none" stroke="%s" '
-                               'stroke-width="1.1" marker-end="url(#arrow)" opacity="0.85"/>'
-                               % (sx, y0 + 2, sx, y0 + 40, dx, y - 30, dx, y - 3, color))
-                if row["kind"] not in ("shfl", "register") and cell_w < 20:
-                    pass
-        # right panel: warps and bank conflicts
-        px = left + max(arr_w, 600) + 24
-        wbox = min(36, 260 / max(1, len(row["warps"])))
+        if row["kind"] == "tree":
+            step_no += 1
+        label, detail = row_label(row, step_no)
+        written = dict((o["dst"][1], o) for o in row["ops"])
+        if is_reg:
+            line_ids = sorted(set(k // per_line for k in written))
+        else:
+            line_ids = list(range((threads + per_line - 1) // per_line))
+        # header: what the step does, which warps work, bank conflicts
+        cv.text(MARGIN, y + 14, label, 13.5, weight="bold", halo=True)
+        cv.text(MARGIN + 13.5 * 0.68 * len(label) + 12, y + 14, detail, 12.5, color="#333", halo=True)
+        nw = len(row["warps"])
+        bw = 70 if nw <= 2 else 62
         for w, a in enumerate(row["warps"]):
             if a == warp:
-                fill, t = "#4c9a4c", "all"
+                fill, t = "#4c9a4c", "w%d all" % w
             elif a == 0:
-                fill, t = "#dddddd", "idle"
+                fill, t = "#dddddd", "w%d idle" % w
             else:
-                fill, t = "#e8a33d", "%d/%d" % (a, warp)
-            svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="22" fill="%s" stroke="#fff"/>'
-                       % (px + w * wbox, y, wbox, fill))
-            text(px + w * wbox + wbox / 2, y + 15, t, 9 if wbox >= 30 else 7, "middle",
-                 "#fff" if a else "#777")
+                fill, t = "#e8a33d", "w%d %d/%d" % (w, a, warp)
+            bx = MARGIN + AREA - (nw - w) * bw
+            cv.rect(bx, y, bw - 2, 19, fill, rx=2)
+            cv.text(bx + (bw - 2) / 2, y + 14, t, 11, "middle", "#ffffff" if a else "#555")
         divergent = sum(1 for a in row["warps"] if 0 < a < warp)
         busy = sum(1 for a in row["warps"] if a)
-        summary = "%d of %d threads work; %d of %d warps busy" % (row["active"], threads, busy, len(row["warps"]))
-        text(px, y + 36, summary, 10.5, color="#333")
+        summary = "%d of %d threads work; %d of %d warps busy" % (row["active"], threads, busy, nw)
         line2 = []
         if divergent:
             line2.append("%d divergent" % divergent)
         if row["kind"] not in ("shfl", "out"):
             line2.append("bank conflicts: %s" % ("%d-way" % row["conflict"] if row["conflict"] > 1 else "none"))
-        text(px, y + 50, "; ".join(line2), 10.5, "#d62728" if (divergent or row["conflict"] > 1) else "#333")
+        status = summary + ("; " + "; ".join(line2) if line2 else "")
+        cv.text(MARGIN + AREA, y + 34, status, 11.5, "end",
+                "#c0392b" if (divergent or row["conflict"] > 1) else "#444", halo=True)
         row["summary"] = "%s | %s | %s" % (label, summary, "; ".join(line2))
-    y += 70
+        top = y + 42
+        where = {}
+        for li, line in enumerate(line_ids):
+            ly = top + li * LINE_PITCH
+            for col in range(line * per_line, min(threads, (line + 1) * per_line)):
+                x = xs(col)
+                o = written.get(col)
+                where[("r" if is_reg else "s", col)] = (x, ly)
+                if is_reg:
+                    if o is None:
+                        cv.rect(x, ly, cell_w, CELL_H, "#f4f4f4", "#dddddd", rx=3)
+                        continue
+                    useful = o.get("useful", True)
+                    cv.rect(x, ly, cell_w, CELL_H, "#ffd27f" if useful else "#fbf0d9",
+                            "#c9a04c" if useful else "#e8d7b0", rx=3)
+                    shown = row.get("shown", {}).get(col, o["value"])
+                    if row["kind"] == "shfl" and col not in row.get("shown", {}):
+                        shown = None
+                    if shown is not None and useful:
+                        cv.number(x, ly + 17, cell_w, str(cell_count(shown)))
+                else:
+                    v = row["after"][col]
+                    if o is not None:
+                        fill = "#7fb2e5" if o.get("useful", True) else "#d6e5f5"
+                    else:
+                        fill = "#f4f4f4"
+                    hit = col in row["conflict_cells"]
+                    cv.rect(x, ly, cell_w, CELL_H, fill, "#d62728" if hit else "#9a9a9a", 2.2 if hit else 0.8)
+                    val = str(cell_count(v)) + ("!" if isinstance(v, V) and v.dup else "")
+                    cv.number(x, ly + 17, cell_w, val)
+                if o is not None:
+                    cv.text(x + cell_w / 2, ly + CELL_H + 12, "t%d" % o["tid"], MIN_FONT, "middle",
+                            "#2b5d9b" if o.get("useful", True) else "#9aa9bb")
+        # arrows from the row above: from the value a thread adds to the cell it writes
+        if r_i > 0:
+            before = places[-1]
+            for o in row["ops"]:
+                if not o.get("useful", True) and row["kind"] == "shfl":
+                    continue
+                dx, dy = where[o["dst"]]
+                for s in o["srcs"]:
+                    if s not in before:
+                        continue
+                    sx, sy = before[s]
+                    cv.arrow(sx + cell_w / 2, sy + CELL_H + 15, dx + cell_w / 2, dy,
+                             "#b07a10" if row["kind"] == "shfl" else "#2b5d9b")
+        places.append(where)
+        y = top + len(line_ids) * LINE_PITCH + 8
+    return y
+
+
+def fmt_num(v):
+    """A count as is; a ratio with 4 significant digits, no exponent, no trailing zeros."""
+    if isinstance(v, int) or float(v).is_integer():
+        return "{:,}".format(int(v))
+    if abs(v) >= 100:
+        return "{:,.0f}".format(v)
+    digits = max(0, 3 - int(math.floor(math.log10(abs(v))))) if v else 0
+    return ("%.*f" % (digits, v)).rstrip("0").rstrip(".")
+
+
+def size_text(n):
+    return "2^%d" % (n.bit_length() - 1) if n > 0 and n & (n - 1) == 0 else "{:,}".format(n)
+
+
+def counters_lines(c, launch, scaled, number):
+    """The counters footer: what reduce_ladder_emu --counters reports for this launch."""
+    head = ("Counted for the same kernel launched for real (the drawing above is the scaled model): "
+            if scaled else "Counted in this launch: ")
+    head += ("n = %d, %d blocks of %d threads, 32-lane warps, 32 banks of 4-byte words"
+             % (launch["n"], c["blocks"], c["threads_per_block"]))
+    per = c["bank_conflicts_per_request"]
+    return [head,
+            "global memory: %s loads, %s bytes (%s bytes a load, %s loads per input); %s inputs per thread; "
+            "the emulated GPU holds %s such blocks at once"
+            % (fmt_num(c["global_loads"]), fmt_num(c["global_load_bytes"]), fmt_num(c["global_load_width"]),
+               fmt_num(c["global_loads_per_element"]), fmt_num(c["elements_per_thread"]),
+               fmt_num(c["resident_blocks"])),
+            "meetings: %d block barriers (__syncthreads, once per block), %d warp meetings (shuffles and "
+            "__syncwarp, once per warp)" % (c["block_barriers"], c["warp_meetings"]),
+            "shared memory: %d requests (one per warp instruction), %s lanes at work and %s idle in them, "
+            "%d divergent; %d bank conflicts, %s per request"
+            % (c["shared_requests"], fmt_num(c["shared_active_lanes"]), fmt_num(c["shared_idle_lanes"]),
+               c["divergent_shared_requests"], c["shared_bank_conflicts"], fmt_num(per)),
+            "The CPU emulator counts the same: reduce_ladder_emu --stage %d --n %d --threads %d --counters"
+            % (number, launch["n"], c["threads_per_block"])]
+
+
+def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=SOURCE_NOTE, launch=None,
+         panel=None):
+    """The SVG of one stage: input strip, block 0 step by step, the check, the counters.
+    launch: counted_launch()'s result (the counters footer); panel: a function that draws a
+    panel under the title, given (canvas, y) and returning the y below it."""
+    cv = Canvas()
+    y = 62
+    if panel:
+        y = panel(cv, y) + 14
+    y, problems = draw_input(cv, y + 16, n, grid, threads, recs)
+    rows = steps_of(recs[0], threads, warp, banks, outs[0])
+    y = cv.paragraph(MARGIN, y + 14, "Block 0, step by step. Each row is the block's shared memory (blue) or its "
+                     "threads' registers (yellow) after one step; a number is how many inputs that slot or "
+                     "register has summed so far, and under it the thread that wrote it. The boxes at the right "
+                     "are the block's warps.", 12.5) + 4
+    y = draw_rows(cv, y, threads, warp, rows)
     final = outs[0]
-    text(left, y, "Thread 0 writes out[0] = the sum of %d inputs." % cell_count(final), 12, weight="bold")
-    cover = set()
-    dup = False
+    y += 16
+    cv.text(MARGIN, y, "Thread 0 writes out[0] = the sum of %d inputs." % cell_count(final), 13, weight="bold")
+    cover, dup = set(), False
     for v in outs:
         if isinstance(v, V):
             dup = dup or v.dup or bool(cover & v.leaves)
@@ -846,34 +1079,229 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
         problems.append("some inputs are counted twice ('!' in a cell)")
     y += 20
     if problems:
-        text(left, y, "Wrong: " + "; ".join(problems) + ".", 12, color="#d62728", weight="bold")
+        y = cv.paragraph(MARGIN, y, "Wrong: " + "; ".join(problems) + ".", 12.5, color="#d62728", weight="bold")
     else:
-        text(left, y, "Check: the %d block sums together cover in[0..%d) exactly once." % (grid, n), 12, color="#2c7a2c")
-    y += 24
-    model = ("Scaled-down model: a warp of %d lanes and %d shared-memory banks (a real GPU has 32 and 32), "
-             "so that 16 threads show several warps." % (warp, banks)) if scaled else \
-            "Real model: a warp is 32 lanes, shared memory has 32 banks of 4-byte words."
-    text(left, y, model, 11, color="#555")
-    y += 16
-    text(left, y, "Right: one box per warp (green: all lanes work, orange: divergent, grey: idle). "
-         "Red borders: slots hit by a bank conflict. Light fill: computed but never used.", 11, color="#555")
-    height = y + 20
+        y = cv.paragraph(MARGIN, y, "Check: the %d block sums together cover in[0..%d) exactly once." % (grid, n),
+                         12.5, color="#2c7a2c")
+    if launch is not None:
+        y += 8
+        lines = counters_lines(launch["counters"], launch, scaled, number)
+        y = cv.paragraph(MARGIN, y, lines[0], 12, weight="bold")
+        for ln in lines[1:-1]:
+            y = cv.paragraph(MARGIN + 12, y, ln, 12, width=AREA - 12)
+        y = cv.paragraph(MARGIN, y, lines[-1], 11.5, color="#555")
+    y += 6
+    model = ("Scaled-down model: a warp of %d lanes and %d shared-memory banks (a real GPU has 32 and 32), so "
+             "that 16 threads show several warps." % (warp, banks)) if scaled else \
+        "Real model: a warp is 32 lanes, shared memory has 32 banks of 4-byte words."
+    y = cv.paragraph(MARGIN, y, model, 11.5, color="#555")
+    y = cv.paragraph(MARGIN, y, "Warp boxes: green, all lanes work; orange, some do (a divergent warp); grey, idle. "
+                     "Red borders: slots hit by a bank conflict. Pale cells: computed but never used for the "
+                     "block's sum (a pale register's number is left out: it adds values nobody reads). "
+                     "'!': an input counted twice.", 11.5, color="#555")
+    height = int(y + 10)
     head = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" '
-            'font-family="DejaVu Sans, Arial, sans-serif">' % (width, height, width, height),
+            'font-family="%s">' % (WIDTH, height, WIDTH, height, FONTS),
             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
             'orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#2b5d9b"/></marker></defs>',
-            '<rect width="100%" height="100%" fill="#fff"/>']
-    head.append('<text x="20" y="30" font-size="17" font-weight="bold" fill="#222">%s</text>'
-                % html.escape("Stage %d: %s, one block of %d threads" % (number, title, threads)))
-    head.append('<text x="20" y="50" font-size="11" fill="#555">%s</text>'
-                % html.escape(note))
-    return "\n".join(head + svg + ["</svg>"]) + "\n", rows, problems
+            '<rect width="100%" height="100%" fill="#fff"/>',
+            '<text x="%d" y="28" font-size="18" font-weight="bold" fill="#222">%s</text>'
+            % (MARGIN, html.escape("Stage %d: %s, one block of %d threads" % (number, title, threads))),
+            '<text x="%d" y="48" font-size="11.5" fill="#555">%s</text>' % (MARGIN, html.escape(note))]
+    svg = "\n".join(head + cv.arrows + cv.shapes + cv.texts + ["</svg>"]) + "\n"
+    return svg, rows, problems
 
 
-def picture(path, number, title, threads=None, note=SOURCE_NOTE):
+# ----------------------------------------------------------------------------- GPU counters (stage 6)
+
+class CountersError(SimError):
+    """The GPU counters in the results folder cannot be read."""
+
+
+RESULT_NAME = re.compile(r"^ladder-(.+)-(\d{4}-\d{2}-\d{2})\.json$")
+# What the stage-6 panel reads from a row's "counters" object (reduce_ladder --counters).
+PANEL_KEYS = ("warp_instructions", "warp_instructions_per_element", "branch_instructions")
+
+
+def gpu_counters(results_dir, stages=(5, 6)):
+    """The newest GPU run of each GPU in results_dir (docs/results/ladder-<GPU>-<date>.json, by
+    date, then file name; emulated runs left out), as the pages quote them. Returns (runs with
+    counters for `stages`, runs without): dicts with gpu, date, name, n, threads, file, rows.
+    A run whose counters lack a number the panel needs stops the picture with the file's name."""
+    if not os.path.isdir(results_dir):
+        raise CountersError("no results folder %s (stage 6's picture reads the GPU counters there)" % results_dir)
+    newest = {}
+    for path in sorted(glob.glob(os.path.join(results_dir, "ladder-*.json"))):
+        m = RESULT_NAME.match(os.path.basename(path))
+        if not m:
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            rows = dict((str(r["stage"]), r) for r in data["rows"])
+            run = dict(gpu=m.group(1), date=str(data.get("date", m.group(2))), name=data["gpu"]["name"],
+                       n=int(data["n"]), threads=int(data["threads"]), file=os.path.basename(path),
+                       rows=dict((s, rows.get(str(s))) for s in stages))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CountersError("%s is not a ladder result (%s)" % (path, exc))
+        if data.get("emulated"):
+            continue
+        old = newest.get(run["gpu"])
+        if old is None or (run["date"], run["file"]) > (old["date"], old["file"]):
+            newest[run["gpu"]] = run
+    with_counters, without = [], []
+    for gpu in sorted(newest):
+        run = newest[gpu]
+        if any(r is None or not isinstance(r.get("counters"), dict) for r in run["rows"].values()):
+            without.append(run)   # measured without --counters, or the counters could not be taken
+            continue
+        for s, r in sorted(run["rows"].items()):
+            lacking = [k for k in PANEL_KEYS if not isinstance(r["counters"].get(k), (int, float))]
+            if lacking:
+                raise CountersError("%s: stage %s's \"counters\" has no number for %s"
+                                    % (os.path.join(results_dir, run["file"]), s, ", ".join(lacking)))
+        with_counters.append(run)
+    return with_counters, without
+
+
+def loop_profile(path, threads):
+    """Runs a stage's kernel for one launch of `threads`-thread blocks in the model: the
+    shared-memory steps of block 0 (their offsets), its shuffles, and how often a thread
+    evaluates a loop condition (the most any thread does)."""
+    with open(path, encoding="utf-8") as f:
+        kernel_src, launcher_src, defines, template = translate_kernel(f.read())
+    n, grid, recs, outs = simulate(kernel_src, launcher_src, defines, template, threads, REAL_WARP)
+    rows = steps_of(recs[0], threads, REAL_WARP, REAL_BANKS, outs[0])
+    steps = [r["offsets"][0] for r in rows if r["kind"] == "tree" and r["offsets"]]
+    return dict(steps=steps, shuffles=sum(1 for r in rows if r["kind"] == "shfl"),
+                loop_tests=max(recs[0].loop_tests.values(), default=0))
+
+
+def sibling_stage(path, number):
+    """The file of stage `number` next to this stage's folder (solutions/0K_*/), or None."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    found = sorted(glob.glob(os.path.join(root, "%02d_*" % number, "*.cu")))
+    return found[0] if found else None
+
+
+def instructions_panel(path, number, results_dir, require_counters):
+    """Stage 6's panel: at 64 threads its block does exactly what stage 5's does, so the
+    picture adds what differs: the loop the model finds in stage 5 and not in stage 6, and the
+    instructions the GPU counted for both (reduce_ladder --counters, newest run per GPU)."""
+    entries, without = gpu_counters(results_dir, (number - 1, number)) if results_dir else ([], [])
+    if require_counters and not entries:
+        raise CountersError("no GPU run in %s has counters for stages %d and %d (measure them with "
+                            "reduce_ladder --counters --format json on a GPU and commit the file as "
+                            "docs/results/ladder-<GPU>-<date>.json)"
+                            % (results_dir or "(no --results folder given)", number - 1, number))
+    if not entries:
+        print("stage_picture.py: stage %d: %s; the picture says so" % (
+            number, "no --results folder given" if results_dir is None else
+            "no GPU run in %s has counters for stages %d and %d" % (results_dir, number - 1, number)),
+            file=sys.stderr)
+    threads = entries[0]["threads"] if entries else 256
+    here = loop_profile(path, threads)
+    prev_path = sibling_stage(path, number - 1)
+    prev = loop_profile(prev_path, threads) if prev_path else None
+    same_at_64 = False
+    if prev_path is not None:
+        a, b = loop_profile(prev_path, 64), loop_profile(path, 64)
+        same_at_64 = (a["steps"], a["shuffles"]) == (b["steps"], b["shuffles"])
+
+    def steps_text(p):
+        return ("s\u00a0=\u00a0" + ",\u00a0".join(map(str, p["steps"]))) if p["steps"] else "none"
+
+    def tests_text(k):
+        return "no loop test" if k == 0 else "%d loop tests per thread" % k
+
+    if prev:
+        same = (prev["steps"], prev["shuffles"]) == (here["steps"], here["shuffles"])
+        model = ("The model runs both kernels at %d threads per block, the block size measured below. %s "
+                 "Stage %d gets there through its loop: %s. Stage %d's instantiation for %d threads has the steps "
+                 "written out, each if (blockSize >= ...) decided by the compiler: %s."
+                 % (threads, ("Both make the same shared-memory steps (%s) and the same %d shuffles."
+                              % (steps_text(here), here["shuffles"])) if same else
+                    ("Stage %d makes the shared-memory steps %s, stage %d the steps %s."
+                     % (number - 1, steps_text(prev), number, steps_text(here))),
+                    number - 1, tests_text(prev["loop_tests"]), number, threads, tests_text(here["loop_tests"])))
+    else:
+        model = ("The model runs the kernel at %d threads per block: shared-memory steps %s, %d shuffles, %s."
+                 % (threads, steps_text(here), here["shuffles"], tests_text(here["loop_tests"])))
+    missing = "; ".join("%s: the newest run (%s) has no counters" % (r["gpu"], r["date"]) for r in without)
+
+    def panel(cv, y):
+        y += 6
+        cv.text(MARGIN, y + 14, "What stage %d changes: the same work in fewer instructions" % number, 15,
+                weight="bold")
+        y = cv.paragraph(MARGIN, y + 36, model, 12.5)
+        if not entries:
+            y += 4
+            msg = ("No GPU counters yet: %s. They come from reduce_ladder --counters --format json on a GPU; "
+                   "with them this panel compares the warp instructions and branches of stages %d and %d."
+                   % ("the picture script was not given the results folder" if results_dir is None else
+                      "no GPU run has counters for stages %d and %d" % (number - 1, number), number - 1, number))
+            lines = wrap(msg, 12, AREA - 20)
+            cv.rect(MARGIN, y, AREA, 12 + 16.2 * len(lines), "#fff7e6", "#e8a33d", 1.2, rx=4)
+            cv.paragraph(MARGIN + 10, y + 19, msg, 12, width=AREA - 20)
+            y += 12 + 16.2 * len(lines) + 6
+        else:
+            charts = [("warp instructions per input",
+                       lambda e, s: e["rows"][s]["counters"]["warp_instructions_per_element"]),
+                      ("branch instructions per input",
+                       lambda e, s: e["rows"][s]["counters"]["branch_instructions"] / float(e["n"]))]
+            if all(isinstance(e["rows"][s].get("gbps"), (int, float)) for e in entries for s in e["rows"]):
+                charts.append(("speed, GB/s", lambda e, s: e["rows"][s]["gbps"]))
+            col_w = AREA / len(charts)
+            y += 8
+            bar_h, bar_pitch = 17, 21
+            yy = y
+            for c_i, (name, value) in enumerate(charts):
+                x = MARGIN + c_i * col_w
+                cv.text(x, y + 13, name, 12.5, weight="bold")
+                top = max(value(e, s) for e in entries for s in e["rows"]) or 1.0
+                label_w, value_w = 92, 84
+                bar_max = col_w - label_w - value_w - 10
+                yy = y + 22
+                for e in entries:
+                    for s in sorted(e["rows"]):
+                        v = value(e, s)
+                        cv.text(x + label_w - 6, yy + 13, "%s stage %d" % (e["gpu"], s), 11.5, "end")
+                        cv.rect(x + label_w, yy, max(1.0, bar_max * v / top), bar_h,
+                                "#3b6fb6" if s == number else "#9bb7dd",
+                                title="%s, stage %d: %s" % (e["name"], s, fmt_num(v)))
+                        txt = fmt_num(v)
+                        was = value(e, number - 1)
+                        if s == number and was:
+                            txt += " (%+.0f%%)" % (100.0 * (v - was) / was)
+                        cv.text(x + label_w + bar_max * v / top + 5, yy + 13, txt, 11.5)
+                        yy += bar_pitch
+                    yy += 6
+            y = yy + 4
+            for e in entries:
+                y = cv.paragraph(MARGIN, y + 4, "%s: %s, measured %s by reduce_ladder --counters (Nsight Compute), "
+                                 "n = %s ints, %d threads per block; every kernel of the sum, divided by n."
+                                 % (e["gpu"], e["name"], e["date"], size_text(e["n"]), e["threads"]), 11.5,
+                                 color="#555")
+            if missing:
+                y = cv.paragraph(MARGIN, y, missing + ".", 11.5, color="#555")
+        if same_at_64:
+            y = cv.paragraph(MARGIN, y + 10, "Below, at 64 threads, the block makes exactly stage %d's steps: "
+                             "the instantiation for 64 threads keeps none of the if (blockSize >= ...) steps and "
+                             "goes straight to the warp." % (number - 1), 12.5, weight="bold")
+        cv.shapes.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#cccccc"/>'
+                         % (MARGIN, MARGIN + AREA, y + 2, y + 2))
+        return y + 4
+    return panel
+
+
+def picture(path, number, title, threads=None, note=SOURCE_NOTE, results_dir=None, require_counters=False):
+    """The SVG of a stage, the rows of block 0 and the problems the check found.
+    results_dir: the folder of the GPU ladder results (docs/results), read for stage 6's
+    instruction counters; without it that panel says the counters were not given."""
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    kernel_src, launcher_src, defines, template = translate_kernel(source)
+    kernel = translate_kernel(source)
+    kernel_src, launcher_src, defines, template = kernel
     tries = [threads] if threads else [16, 64]
     errors = []
     for b in tries:
@@ -883,31 +1311,59 @@ def picture(path, number, title, threads=None, note=SOURCE_NOTE):
         except SimError as exc:
             errors.append("with %d threads: %s" % (b, exc))
             continue
-        return draw(number, title, b, warp, banks, n, grid, recs, outs, scaled=(b == 16), note=note)
+        if warp == REAL_WARP:
+            launch = dict(n=n, threads=b, blocks=grid, counters=counters(recs, n, b, grid))
+        else:
+            launch = counted_launch(kernel)
+        panel = instructions_panel(path, number, results_dir, require_counters) if number == 6 else None
+        return draw(number, title, b, warp, banks, n, grid, recs, outs, scaled=(warp != REAL_WARP), note=note,
+                    launch=launch, panel=panel)
     raise SimError("; ".join(errors))
+
+
+def launch_counters(path, threads=64):
+    """The counted launch of a stage file (counted_launch()), as --counters-json prints it."""
+    with open(path, encoding="utf-8") as f:
+        return counted_launch(translate_kernel(f.read()), threads)
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("stage_file")
     ap.add_argument("--number", type=int, required=True)
-    ap.add_argument("--title", required=True)
+    ap.add_argument("--title", help="the stage's title (default: 'stage K')")
     ap.add_argument("--threads", type=int, choices=[16, 64])
-    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("-o", "--output", help="the SVG to write")
+    ap.add_argument("--results", metavar="DIR",
+                    help="the GPU ladder results (docs/results): stage 6's picture reads their counters")
+    ap.add_argument("--require-counters", action="store_true",
+                    help="fail, rather than draw a note, when no result in --results has counters")
+    ap.add_argument("--counters-json", action="store_true",
+                    help="print the counters of the counted launch (64 threads, the picture's n) as JSON")
     ap.add_argument("--summary", action="store_true", help="also print one line per step")
     args = ap.parse_args(argv)
+    if not args.output and not args.counters_json:
+        ap.error("nothing to do: give -o OUT.svg, --counters-json or both")
     try:
-        svg, rows, problems = picture(args.stage_file, args.number, args.title, args.threads)
+        if args.counters_json:
+            launch = launch_counters(args.stage_file)
+            print(json.dumps(dict(stage=args.number, file=args.stage_file, n=launch["n"], threads=launch["threads"],
+                                  counters=launch["counters"]), indent=2))
+        if args.output:
+            svg, rows, problems = picture(args.stage_file, args.number, args.title or "stage %d" % args.number,
+                                          args.threads, results_dir=args.results,
+                                          require_counters=args.require_counters)
     except (OSError, StageCodeError, SimError, SyntaxError) as exc:
         print("stage_picture.py: %s: %s" % (args.stage_file, exc), file=sys.stderr)
         return 1
-    with open(args.output, "w", encoding="utf-8") as f:
-        f.write(svg)
-    if args.summary:
-        for r in rows:
-            print(r["summary"])
-        for p in problems:
-            print("problem:", p)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(svg)
+        if args.summary:
+            for r in rows:
+                print(r["summary"])
+            for p in problems:
+                print("problem:", p)
     return 0
 
 
