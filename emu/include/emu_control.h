@@ -82,6 +82,64 @@ cudaError_t emu_get_device_properties(struct cudaDeviceProp *prop, int device);
 cudaError_t emu_device_get_attribute(int *value, enum cudaDeviceAttr attr, int device);
 
 /*
+ * ---------------------------------------------------------------- counters
+ * What would make a launch slow on a GPU, counted while the emulator runs it: shared-memory
+ * requests of a warp and their bank conflicts, idle lanes, barriers, global loads and their
+ * width, blocks against the GPU's resident capacity. Deterministic: the same numbers on every
+ * run and in every thread order (emu_set_order) for a kernel without races. The definitions
+ * are in docs/emulator.md, "What the emulator counts"; in short:
+ *
+ *  - a warp is 32 consecutive threads of a block (linear thread index / 32);
+ *  - a shared-memory request: the lanes of a warp that reach a meeting point together (a
+ *    block barrier, a warp meeting, or the end of the block for the lanes that exited) bring
+ *    their shared-memory accesses since their previous meeting point (or their start); the
+ *    k-th access of each of these lanes (loads and stores in one sequence, in program order)
+ *    make up request k;
+ *  - banks: 32 banks of 4 bytes, bank = (byte offset in the block's shared memory / 4) % 32;
+ *    a request's wavefronts are the largest number of distinct 4-byte words one bank is asked
+ *    for; conflicts = wavefronts - requests;
+ *  - global: every load and store of a kernel thread to memory cudaMalloc gave, by its width.
+ *
+ * The build that counts is the plain one (emu_runtime_plain, with GCC): the stage files are
+ * compiled with ThreadSanitizer's instrumentation, whose callbacks the emulator's runtime
+ * answers itself (libtsan is not linked). The race build counts nothing.
+ */
+
+/** The most launches kept after emu_counters_reset(): the later ones are not counted. */
+#define EMU_COUNTERS_MAX_LAUNCHES 64
+
+/** What one launch did (all counts over the whole grid). */
+typedef struct emu_launch_counters {
+    unsigned long long grid_blocks, block_threads; /* the launch's grid (x*y*z) and block size */
+    unsigned long long shared_bytes_per_block;     /* static + dynamic shared memory */
+    /* blocks of this launch the emulated GPU holds at once: SMs x min(maxBlocksPerMultiProcessor,
+     * maxThreadsPerMultiProcessor / block_threads, sharedMemPerMultiprocessor /
+     * shared_bytes_per_block) of the emulator's own cudaDeviceProp (132 x min(32, 2048 /
+     * block_threads, 233472 / shared bytes); no shared memory: no shared-memory limit) */
+    unsigned long long resident_blocks;
+    unsigned long long block_barriers; /* __syncthreads* meetings, once per block per meeting */
+    unsigned long long warp_meetings;  /* __syncwarp, shuffle, vote, __reduce_*_sync meetings, once per
+                                          warp per meeting (not __activemask) */
+    unsigned long long global_loads, global_load_bytes; /* thread-level loads from device memory */
+    unsigned long long global_loads_by_width[5];        /* loads of 1, 2, 4, 8, 16 bytes */
+    unsigned long long global_stores, global_store_bytes, global_atomics;
+    unsigned long long shared_requests, shared_load_requests, shared_store_requests; /* warp-level; a
+                                          request where some lanes load and others store is neither */
+    unsigned long long shared_wavefronts, shared_bank_conflicts; /* conflicts = wavefronts - requests */
+    unsigned long long shared_active_lanes, shared_idle_lanes, shared_divergent_requests;
+} emu_launch_counters;
+
+/** Forgets every launch counted so far. */
+void emu_counters_reset(void);
+/** Launches counted since the reset (at most EMU_COUNTERS_MAX_LAUNCHES; a launch refused for
+ *  its configuration, or after a sticky fault, ran nothing and is not counted). */
+size_t emu_counters_launches(void);
+/** Copies launch \p launch (0: the first since the reset) into \p out: 0, or -1 for no such launch. */
+int emu_counters_get(size_t launch, emu_launch_counters *out);
+/** 1 when this build counts (the plain build, stage files instrumented), 0 otherwise. */
+int emu_counters_available(void);
+
+/*
  * In the harness's own code (KIT_EMULATOR), the two device queries give the harness's view,
  * so common/harness.c reports "the kit's CPU emulator (no GPU)" without a line of its own
  * about the emulator. Define EMU_NO_HARNESS_VIEW before including to get the GPU's answers.

@@ -341,21 +341,32 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <class T> inline T __ldg(const T *p) { return *p; }
 
-/* Atomics: relaxed, as CUDA's; real atomics, so ThreadSanitizer sees them as such. */
+/* Atomics: relaxed, as CUDA's; real atomics, so ThreadSanitizer sees them as such. Each one
+ * tells the emulator's counters it happened (emu_control.h: global_atomics), once, whatever
+ * loop implements it. */
+namespace emu { void note_atomic(const void *address); }
+#define EMU_ATOMIC_RMW(T, name, builtin)                                                          \
+    inline T name(T *p, T v)                                                                      \
+    {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
+        return builtin(p, v, __ATOMIC_RELAXED);                                                   \
+    }
 #define EMU_ATOMIC_INT(T)                                                                         \
-    inline T atomicAdd(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }          \
-    inline T atomicSub(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }          \
-    inline T atomicExch(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }        \
-    inline T atomicAnd(T *p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }          \
-    inline T atomicOr(T *p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }            \
-    inline T atomicXor(T *p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }          \
+    EMU_ATOMIC_RMW(T, atomicAdd, __atomic_fetch_add)                                              \
+    EMU_ATOMIC_RMW(T, atomicSub, __atomic_fetch_sub)                                              \
+    EMU_ATOMIC_RMW(T, atomicExch, __atomic_exchange_n)                                            \
+    EMU_ATOMIC_RMW(T, atomicAnd, __atomic_fetch_and)                                              \
+    EMU_ATOMIC_RMW(T, atomicOr, __atomic_fetch_or)                                                \
+    EMU_ATOMIC_RMW(T, atomicXor, __atomic_fetch_xor)                                              \
     inline T atomicCAS(T *p, T expected, T desired)                                               \
     {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
         __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
         return expected;                                                                          \
     }                                                                                             \
     inline T atomicMin(T *p, T v)                                                                 \
     {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
         T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                             \
         while (v < old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
             ;                                                                                     \
@@ -363,6 +374,7 @@ template <class T> inline T __ldg(const T *p) { return *p; }
     }                                                                                             \
     inline T atomicMax(T *p, T v)                                                                 \
     {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
         T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                             \
         while (v > old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
             ;                                                                                     \
@@ -373,12 +385,14 @@ EMU_ATOMIC_INT(unsigned int)
 EMU_ATOMIC_INT(long long)
 EMU_ATOMIC_INT(unsigned long long)
 #undef EMU_ATOMIC_INT
+#undef EMU_ATOMIC_RMW
 /* The _block and _system scopes: one address space here, so the same atomics. */
 template <class T, class V> inline T atomicAdd_block(T *p, V v) { return atomicAdd(p, (T)v); }
 template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomicAdd(p, (T)v); }
 #define EMU_ATOMIC_FLOAT(T, U)                                                                    \
     inline T atomicAdd(T *p, T v)                                                                 \
     {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
         U *bits = reinterpret_cast<U *>(p);                                                       \
         U old = __atomic_load_n(bits, __ATOMIC_RELAXED), want;                                    \
         do {                                                                                      \
@@ -393,6 +407,7 @@ template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomic
     }                                                                                             \
     inline T atomicExch(T *p, T v)                                                                \
     {                                                                                             \
+        ::emu::note_atomic(p);                                                                    \
         U bits;                                                                                   \
         std::memcpy(&bits, &v, sizeof bits);                                                      \
         bits = __atomic_exchange_n(reinterpret_cast<U *>(p), bits, __ATOMIC_RELAXED);             \
@@ -404,6 +419,7 @@ EMU_ATOMIC_FLOAT(double, unsigned long long)
 #undef EMU_ATOMIC_FLOAT
 inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
 {
+    ::emu::note_atomic(p);
     unsigned int old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0 : old + 1, true, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED))

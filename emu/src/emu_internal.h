@@ -36,6 +36,45 @@ constexpr size_t kSharedReservedPerBlock = 1024;     /* what the driver keeps pe
  *  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ...)). */
 size_t kernel_dynamic_shared_limit(const void *kernel);
 
+/* ---------------------------------------------------------------- counters (counters.cpp)
+ * The scheduler tells the counters where a launch, a block and a meeting start and end; the
+ * instrumented stage files report every memory access (ThreadSanitizer's callbacks, plain
+ * build only). */
+
+/** One thread's shared-memory accesses since its last meeting point. */
+struct lane_log {
+    unsigned *entries; /* word << 4 | (words - 1) << 1 | store */
+    unsigned length, capacity;
+};
+
+/** What the access callbacks read on every access; the scheduler keeps it current. */
+struct count_state {
+    lane_log *lane;                   /* the running GPU thread's log; null outside a kernel */
+    emu_launch_counters *record;      /* the launch being counted; null: not counting */
+    unsigned long long shared_base;   /* the block's shared memory */
+    unsigned long long shared_bytes;
+    unsigned long long device_low, device_span; /* every device allocation lies in here */
+};
+extern count_state counting;
+extern lane_log lane_logs[1024];
+
+/** A launch of \p blocks blocks of \p threads threads with \p dynamic_shared bytes starts. */
+void counters_launch_begin(unsigned long long blocks, unsigned threads, size_t dynamic_shared);
+/** The launch ended; \p static_shared: bytes of the static __shared__ variables it declared. */
+void counters_launch_end(size_t static_shared);
+/** A block starts: \p shared, \p bytes its shared memory. */
+void counters_block_begin(const void *shared, size_t bytes, unsigned threads);
+/** Every thread of the block met at a __syncthreads*. */
+void counters_block_barrier(unsigned threads);
+/** The lanes \p mask of the warp starting at thread \p base (\p lanes lanes) met. */
+void counters_warp_meeting(unsigned base, unsigned lanes, unsigned mask);
+/** Every thread of the block has exited. */
+void counters_block_end(unsigned threads);
+
+/** cudaMalloc gave [\p p, \p p + \p bytes); cudaFree takes it back. */
+void device_memory_added(const void *p, size_t bytes);
+void device_memory_removed(const void *p);
+
 } // namespace emu
 
 #endif /* EMU_INTERNAL_H */

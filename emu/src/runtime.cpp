@@ -393,11 +393,14 @@ cudaError_t cudaMalloc(void **ptr, size_t bytes)
     if (!memory)
         return last_error = cudaErrorMemoryAllocation;
     *ptr = memory;
+    device_memory_added(memory, bytes); /* what the counters call global memory */
     return cudaSuccess;
 }
 
 cudaError_t cudaFree(void *ptr)
 {
+    if (ptr)
+        device_memory_removed(ptr);
     std::free(ptr);
     return status();
 }

@@ -133,6 +133,7 @@ struct Scheduler {
     size_t block_shared_limit = 0; /* this launch: static + dynamic shared memory of a block */
     std::pair<const void *, size_t> statics[64];
     unsigned static_count = 0;
+    size_t static_declared = 0; /* this launch: bytes of the static __shared__ variables met */
 
     emu_order order = EMU_ORDER_FORWARD;
     unsigned long long seed = 1, rng = 1;
@@ -218,6 +219,7 @@ inline void enter(Fiber *to, bc::fcontext_t *save)
 {
     S.current = to;
     threadIdx = to->tid;
+    counting.lane = &lane_logs[to->index];
 #ifdef EMU_RACE
     tsan_switch(to->tsan);
 #endif
@@ -228,6 +230,7 @@ inline void enter(Fiber *to, bc::fcontext_t *save)
 inline void leave_to_main(bc::fcontext_t *save)
 {
     S.current = nullptr;
+    counting.lane = nullptr;
 #ifdef EMU_RACE
     tsan_switch(S.main_tsan);
 #endif
@@ -472,6 +475,7 @@ bool finish_warp_group(unsigned base, unsigned lanes, unsigned mask)
             lane[m].state = RUNNING;
             lane[m].released = true;
         }
+    counters_warp_meeting(base, lanes, mask);
     return true;
 }
 
@@ -598,6 +602,7 @@ int resolve()
         S.fibers[i].released = true;
         S.fibers[i].result = result;
     }
+    counters_block_barrier(S.threads);
     build_runlist();
     return 1;
 }
@@ -897,6 +902,8 @@ bool run_block()
             return false;
         }
         int next = resolve();
+        if (next == 0)
+            counters_block_end(S.threads);
         if (next <= 0)
             return next == 0;
     }
@@ -959,6 +966,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
         S.block_shared_limit = kSharedPerBlockOptin;
     S.static_top = (config.shmem + 15) / 16 * 16;
     S.static_count = 0;
+    S.static_declared = 0;
     S.rng = S.seed * 0x9E3779B97F4A7C15ull + 1;
     blockDim = config.block;
     gridDim = config.grid;
@@ -977,6 +985,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     }
     __tsan_release(&S.launch_sync);
 #endif
+    counters_launch_begin(blocks, threads, config.shmem);
     arm_watchdog();
     S.block_linear = 0;
     for (unsigned z = 0; z < config.grid.z && !S.faulted; z++)
@@ -985,10 +994,12 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
                 blockIdx = {x, y, z};
                 S.shared = S.shared_region + arena_stride * S.block_linear;
                 poison(S.shared, S.static_top);
+                counters_block_begin(S.shared, S.block_shared_limit, threads);
                 if (!run_block())
                     break;
             }
     disarm_watchdog();
+    counters_launch_end(S.static_declared);
     bool timed_out = S.faulted && sticky_error == cudaErrorLaunchTimeout;
     if (S.faulted) /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
         for (unsigned i = 0; i < threads; i++)
@@ -1095,6 +1106,7 @@ void *static_shared(const void *site, size_t bytes, size_t align, const char *na
         abandon_from_fiber();
     }
     S.statics[S.static_count++] = {site, offset};
+    S.static_declared += bytes;
     poison(S.shared + S.static_top, offset + bytes - S.static_top);
     S.static_top = offset + bytes;
     return S.shared + offset;

@@ -1,0 +1,106 @@
+/*
+ * The emulator's counters for pass 1 of each reference stage (solutions/), at n = 4096 and 256
+ * threads unless --n / --threads say otherwise: one block of numbers per stage, then the
+ * lessons of the ladder checked against them (each stage's comment says what is slow in it):
+ *
+ *   stage 1  divergent requests and idle lanes (tid % (2*s) picks spread-out lanes)
+ *   stage 2  bank conflicts (index = 2*s*tid), fewer divergent requests than stage 1
+ *   stage 3  no bank conflict (sequential addressing)
+ *   stage 4  half the blocks of stage 3, two global loads per thread
+ *   stage 5  fewer block barriers than stage 4, warp meetings (shuffles)
+ *   stage 7  16-byte loads, at most the resident blocks
+ *
+ * Prints "ok ..." or "FAILED ..." per lesson and exits 1 when one fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_control.h"
+#include "kit.h"
+
+static int failed = 0;
+
+static void lesson(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok" : "FAILED", what);
+    if (!ok)
+        failed = 1;
+}
+
+static void print(int stage, const emu_launch_counters *c)
+{
+    printf("stage %d: grid %llu x %llu threads, %llu B shared/block, resident %llu\n", stage, c->grid_blocks,
+           c->block_threads, c->shared_bytes_per_block, c->resident_blocks);
+    printf("  barriers %llu, warp meetings %llu\n", c->block_barriers, c->warp_meetings);
+    printf("  global loads %llu (%llu B; by width 1/2/4/8/16: %llu/%llu/%llu/%llu/%llu), stores %llu (%llu B), "
+           "atomics %llu\n", c->global_loads, c->global_load_bytes, c->global_loads_by_width[0],
+           c->global_loads_by_width[1], c->global_loads_by_width[2], c->global_loads_by_width[3],
+           c->global_loads_by_width[4], c->global_stores, c->global_store_bytes, c->global_atomics);
+    printf("  shared requests %llu (%llu loads, %llu stores), wavefronts %llu, bank conflicts %llu\n",
+           c->shared_requests, c->shared_load_requests, c->shared_store_requests, c->shared_wavefronts,
+           c->shared_bank_conflicts);
+    printf("  active lanes %llu, idle lanes %llu, divergent requests %llu\n", c->shared_active_lanes,
+           c->shared_idle_lanes, c->shared_divergent_requests);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 4096;
+    unsigned threads = 256;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--n"))
+            n = (size_t)strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--threads"))
+            threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
+    }
+    if (!emu_counters_available()) {
+        printf("FAILED: this build does not count (emu_counters_available() = 0)\n");
+        return 1;
+    }
+    int *in = NULL, *out = NULL;
+    if (cudaMalloc((void **)&in, (n + 64) * sizeof(int)) != cudaSuccess ||
+        cudaMalloc((void **)&out, (n / 32 + 64) * sizeof(int)) != cudaSuccess)
+        return 1;
+    int *host = malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++)
+        host[i] = 1;
+    cudaMemcpy(in, host, n * sizeof(int), cudaMemcpyHostToDevice);
+    emu_launch_counters c[KIT_STAGE_COUNT + 1];
+    memset(c, 0, sizeof c);
+    for (int s = 0; s < KIT_STAGE_COUNT; s++) {
+        const kit_stage *stage = &kit_solutions_stages[s];
+        if (!stage->pass || !*stage->pass)
+            continue;
+        emu_counters_reset();
+        size_t blocks = (*stage->pass)(in, out, n, threads);
+        int sum = 0;
+        cudaMemcpy(host, out, (blocks ? blocks : 1) * sizeof(int), cudaMemcpyDeviceToHost);
+        for (size_t b = 0; b < blocks; b++)
+            sum += host[b];
+        if (cudaDeviceSynchronize() != cudaSuccess || emu_counters_launches() != 1 ||
+            emu_counters_get(0, &c[stage->number]) != 0 || (size_t)sum != n) {
+            printf("FAILED stage %d: the pass did not run as expected (sum %d)\n", stage->number, sum);
+            failed = 1;
+            continue;
+        }
+        print(stage->number, &c[stage->number]);
+    }
+    free(host);
+    cudaFree(in);
+    cudaFree(out);
+
+    lesson(c[1].shared_divergent_requests > 0 && c[1].shared_idle_lanes > c[1].shared_active_lanes,
+           "stage 1: divergent requests, more idle lanes than active ones");
+    lesson(c[2].shared_bank_conflicts > 0, "stage 2: bank conflicts");
+    lesson(c[2].shared_divergent_requests < c[1].shared_divergent_requests,
+           "stage 2: fewer divergent requests than stage 1");
+    lesson(c[3].shared_requests > 0 && c[3].shared_bank_conflicts == 0, "stage 3: no bank conflict");
+    lesson(2 * c[4].grid_blocks == c[3].grid_blocks && c[4].global_loads == 2 * c[4].grid_blocks * threads,
+           "stage 4: half the blocks of stage 3, two loads per thread");
+    lesson(c[5].block_barriers < c[4].block_barriers && c[5].warp_meetings > 0,
+           "stage 5: fewer block barriers than stage 4, and warp meetings");
+    lesson(c[7].global_loads_by_width[4] > 0 && c[7].grid_blocks <= c[7].resident_blocks,
+           "stage 7: 16-byte loads, no more blocks than the GPU holds at once");
+    return failed;
+}
