@@ -5,7 +5,10 @@ For every .html and .svg file under HTML_DIR it collects href, src and data attr
 (a, img, link, script, object, area, and the links inside SVG graphs). A local target must
 exist inside HTML_DIR; a #fragment must name an id or anchor in the target page; an image
 must be a non-empty file, and an SVG image must be well-formed XML. Links to other sites are
-listed but not fetched (CI has no network). Exit 0 if everything resolves, 1 otherwise.
+listed but not fetched (CI has no network). A page's prose (not its code) must show no markdown
+left unrendered: a literal ** at a word means a bold span doxygen did not take (its
+rules differ between versions), and a student sees the asterisks. Exit 0 if everything
+resolves and renders, 1 otherwise.
 Usage: check_links.py HTML_DIR
 """
 import os
@@ -22,10 +25,21 @@ IMAGE_TAGS = {"img", "object", "image"}
 DOXYGEN_LOGO = "doxygen.svg"
 
 
+# Markdown that doxygen left as text: ** touching a word, in prose (not __, which starts
+# CUDA's own names, __syncthreads).
+UNRENDERED = re.compile(r"(?<![*\w])\*\*(?=[A-Za-z`])|(?<=[A-Za-z.`:)])\*\*(?![*\w])")
+# Elements whose text is code, not prose.
+CODE_TAGS = {"pre", "code", "tt", "script", "style", "kbd", "samp"}
+CODE_CLASSES = {"fragment", "line", "memproto", "memname", "kit-diff", "memItemLeft", "memItemRight",
+                "memTemplItemLeft", "memTemplItemRight", "memTemplParams", "paramtype", "paramname"}
+
+
 class Collector(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.links, self.ids = [], set()
+        self.stack = []      # (tag, is code) of the open elements
+        self.prose = []      # (line, text) outside code
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
@@ -33,8 +47,25 @@ class Collector(HTMLParser):
                 self.ids.add(value)
             if name in LINK_ATTRS and value is not None:
                 self.links.append((tag, name, value, self.getpos()[0]))
+        if tag in ("br", "img", "hr", "input", "meta", "link", "area", "col", "wbr", "source"):
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        self.stack.append((tag, tag in CODE_TAGS or bool(classes & CODE_CLASSES)))
 
-    handle_startendtag = handle_starttag
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if self.stack and self.stack[-1][0] == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        for k in range(len(self.stack) - 1, -1, -1):
+            if self.stack[k][0] == tag:
+                del self.stack[k:]
+                break
+
+    def handle_data(self, data):
+        if data.strip() and not any(code for _, code in self.stack):
+            self.prose.append((self.getpos()[0], data))
 
 
 def parse(path, cache):
@@ -65,6 +96,13 @@ def main(argv):
                 continue
             page = os.path.join(dirpath, name)
             pages += 1
+            if name.endswith(".html") and not name.endswith("_source.html"):
+                for line, text in parse(page, cache).prose:
+                    m = UNRENDERED.search(text)
+                    if m:
+                        problems.append("%s:%d: markdown left unrendered, a reader sees '%s': %s" % (
+                            os.path.relpath(page, root), line, m.group(0),
+                            " ".join(text[max(0, m.start() - 40):m.end() + 40].split())))
             for tag, attr, value, line in parse(page, cache).links:
                 where = "%s:%d" % (os.path.relpath(page, root), line)
                 value = value.strip()
