@@ -794,7 +794,7 @@ kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsig
                                 kit_error *err)
 {
     memset(counts, 0, sizeof *counts);
-#if defined(KIT_EMULATOR) && defined(EMU_COUNTERS_READY)
+#if defined(KIT_EMULATOR) && defined(EMU_COUNTERS_MAX_LAUNCHES) /* the emulator counts (emu_control.h) */
     if (!emu_counters_available())
         return kit_fail(err, KIT_BAD_ARGUMENT, "this emulator build (ThreadSanitizer's) does not count; "
                         "reduce_ladder_emu does");

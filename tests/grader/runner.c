@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "grader.h"
 
 #if !defined(KIT_GRADE_STAGE) || !defined(KIT_GRADED_SYMBOL) || !defined(KIT_GRADED_SOURCE) || \
@@ -182,20 +183,76 @@ static const char *grouped(size_t value)
     return text[which];
 }
 
+/* Appends "; " and a printf-style sentence to \p advice. */
+static void add_advice(char *advice, size_t size, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void add_advice(char *advice, size_t size, const char *format, ...)
+{
+    size_t used = strlen(advice);
+    if (used + 3 >= size)
+        return;
+    if (used) {
+        memcpy(advice + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(advice + used, size - used, format, ap);
+    va_end(ap);
+}
+
+/* What the CPU emulator counted in the first pass of stage K and of the reference, in words
+ * (counters.h): bank conflicts, idle lanes, barriers. Each is named only when the stage does
+ * clearly worse than the reference. Nothing on a GPU (it has no such count without ncu). */
+static void add_counted_advice(char *advice, size_t size, const kit_stage *graded, const kit_stage *reference,
+                               kit_workspace *ws, unsigned threads)
+{
+    kit_emu_counts mine, theirs;
+    kit_error err = {KIT_OK, ""};
+    if (kit_count_first_pass(graded, ws, threads, &mine, &err) != KIT_OK ||
+        kit_count_first_pass(reference, ws, threads, &theirs, &err) != KIT_OK)
+        return; /* not the emulator, or its ThreadSanitizer build: no counts */
+    double my_conflicts = mine.shared_requests ? (double)mine.shared_bank_conflicts / mine.shared_requests : 0;
+    double their_conflicts = theirs.shared_requests ? (double)theirs.shared_bank_conflicts / theirs.shared_requests : 0;
+    if (my_conflicts >= their_conflicts + 0.5)
+        add_advice(advice, size, "its first pass has %.2f shared-memory bank conflicts per request where the "
+                   "reference has %.2f: the lanes of a warp ask one bank for different words (an index like "
+                   "2*s*tid), so each request is served in several turns; sequential addressing (tid + s) reads "
+                   "32 banks at once", my_conflicts, their_conflicts);
+    double my_lanes = (double)(mine.shared_active_lanes + mine.shared_idle_lanes);
+    double their_lanes = (double)(theirs.shared_active_lanes + theirs.shared_idle_lanes);
+    double my_idle = my_lanes > 0 ? 100.0 * mine.shared_idle_lanes / my_lanes : 0;
+    double their_idle = their_lanes > 0 ? 100.0 * theirs.shared_idle_lanes / their_lanes : 0;
+    if (my_idle >= their_idle + 20)
+        add_advice(advice, size, "%.0f%% of the lanes of its warps sit idle in its shared-memory steps (the "
+                   "reference: %.0f%%; %s divergent requests): a test like tid %% (2*s) == 0 keeps most lanes of "
+                   "every warp waiting; let consecutive threads do the work", my_idle, their_idle,
+                   grouped(mine.divergent_shared_requests));
+    double my_barriers = mine.blocks ? (double)mine.block_barriers / mine.blocks : 0;
+    double their_barriers = theirs.blocks ? (double)theirs.block_barriers / theirs.blocks : 0;
+    if (my_barriers >= 1.5 * their_barriers && my_barriers >= their_barriers + 3)
+        add_advice(advice, size, "each of its blocks meets at __syncthreads() %.0f times where the reference's "
+                   "meet %.0f times: the last warp's steps need no block barrier", my_barriers, their_barriers);
+}
+
 /*
- * Why a correct stage may be slow, from what can be seen without a clock: the grid. Stage K
+ * Why a correct stage may be slow, from what can be seen without a clock. The grid: stage K
  * and the reference stage K each do pass 1 of n ints at \p threads; a stage that launches at
  * least twice the reference's blocks spends the GPU's time starting blocks that each do
- * little. On a GPU this runs after the speed case, at its n (the grader adds it to a failed
- * speed rule's message); on the CPU emulator, after the correctness cases at n = 2^20 + 7 (the
- * emulated device reports an H100's 132 SMs, so the reference's grid is a GPU's), as advice
- * without points.
+ * little. On the CPU emulator, also what it counted (add_counted_advice). On a GPU this runs
+ * after the speed case, at its n (the grader adds it to a failed speed rule's message); on the
+ * emulator, after the correctness cases at n = 2^20 + 7 (the emulated device reports an H100's
+ * 132 SMs, so the reference's grid is a GPU's), as advice without points.
  */
-static void say_grid_advice(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads,
-                            const kit_gpu *gpu)
+static void say_advice(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads,
+                       const kit_gpu *gpu)
 {
     kit_workspace ws;
     kit_error err = {KIT_OK, ""};
+    char advice[1000] = "";
     if (kit_workspace_init(&ws, n, &err) == KIT_OK && kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
         size_t mine = (*graded->pass)(ws.device_input, ws.device_partial[0], n, threads);
         size_t theirs = (*reference->pass)(ws.device_input, ws.device_partial[1], n, threads);
@@ -204,14 +261,18 @@ static void say_grid_advice(const kit_stage *graded, const kit_stage *reference,
             if (gpu->sm_count > 0 && theirs % (size_t)gpu->sm_count == 0 && theirs * threads < n)
                 snprintf(wave, sizeof wave, " (one wave: the %d SMs of %s hold %zu blocks each at once)",
                          gpu->sm_count, KIT_RUNNER_DEVICE_WORDS, theirs / (size_t)gpu->sm_count);
-            say("advice your stage %d launched %s blocks of %u threads for n = %s in its first pass; the reference "
-                "launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads, grouped(n), grouped(theirs), wave,
-                theirs * 2 < n / threads ? "cap the grid at the blocks the GPU holds at once and let each thread "
-                                           "loop over many elements (a grid-stride loop)"
-                                         : "give each thread more inputs (more than one add while loading)");
+            add_advice(advice, sizeof advice, "your stage %d launched %s blocks of %u threads for n = %s in its "
+                       "first pass; the reference launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads,
+                       grouped(n), grouped(theirs), wave,
+                       theirs * 2 < n / threads ? "cap the grid at the blocks the GPU holds at once and let each "
+                                                  "thread loop over many elements (a grid-stride loop)"
+                                                : "give each thread more inputs (more than one add while loading)");
         }
+        add_counted_advice(advice, sizeof advice, graded, reference, &ws, threads);
     }
     kit_workspace_free(&ws);
+    if (advice[0])
+        say("advice %s", advice);
 }
 
 int main(int argc, char **argv)
@@ -262,7 +323,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < log.count; i++)
             every_case_passed &= log.cases[i].status == KIT_OK;
         if (every_case_passed) /* a correct stage only: a broken one may not even finish */
-            say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1], ((size_t)1 << 20) + 7, 256, &gpu);
+            say_advice(&graded, &references[KIT_GRADE_STAGE - 1], ((size_t)1 << 20) + 7, 256, &gpu);
 #endif
     } else if (strcmp(request, "large") == 0) {
         status = kit_grade_correctness(&graded, 1, 0, &log, &err);
@@ -304,7 +365,7 @@ int main(int argc, char **argv)
                     config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.stage1_ms,
                     s.spread, s.samples, s.attempts, s.copy_ms, s.floor_ms);
             if (status == KIT_OK) /* why it may be slow: the grader quotes it if the rule fails */
-                say_grid_advice(&graded, &references[KIT_GRADE_STAGE - 1], config.speedup_n, config.speedup_threads,
+                say_advice(&graded, &references[KIT_GRADE_STAGE - 1], config.speedup_n, config.speedup_threads,
                                 &gpu);
         }
     } else if (strcmp(request, "once") == 0) {
