@@ -349,7 +349,8 @@ COUNTERS = [
     ("bank_conflicts_per_request", "shared-memory bank conflicts per request", lambda v: "%.2f" % v),
     ("active_threads_per_instruction", "active threads per warp instruction (of 32)", lambda v: "%.1f" % v),
     ("warp_instructions", "warp instructions", lambda v: "%.1f M" % (v / 1e6)),
-    ("warp_instructions_per_element", "warp instructions per input element", lambda v: "%.3f" % v),
+    ("warp_instructions_per_element", "warp instructions per input element",
+     lambda v: "%.2f" % v if v >= 1 else "%.3f" % v),
     ("branch_instructions", "branch instructions", lambda v: "%.2f M" % (v / 1e6)),
     ("achieved_occupancy_percent", "achieved occupancy", lambda v: "%.0f%%" % v),
 ]
@@ -358,19 +359,21 @@ COUNTER_LABEL = dict((key, label) for key, label, _ in COUNTERS)
 # What each stage sets out to change, in the counters: (key, the direction the stage aims for).
 # The pages say in words, from the numbers of each run, what actually happened.
 STAGE_AIMS = {
-    2: [("active_threads_per_instruction", "up", "no divergence: whole warps work or idle"),
-        ("warp_instructions_per_element", "down", "no modulo"),
-        ("bank_conflicts_per_request", "up", "the price: a strided index conflicts")],
+    2: [("warp_instructions_per_element", "down", "no modulo, and idle warps skip the add"),
+        ("bank_conflicts_per_request", "up", "the price of the strided index")],
     3: [("bank_conflicts_per_request", "down", "sequential addressing is conflict-free"),
-        ("warp_instructions_per_element", "down", "fewer replays, no multiply")],
+        ("warp_instructions_per_element", "down", "no conflicts to replay, no multiply")],
     4: [("warp_instructions_per_element", "down", "half the blocks, half the trees"),
-        ("percent_of_peak_bandwidth", "up", "more of the time goes to loading")],
-    5: [("warp_instructions_per_element", "down", "no loop and no barrier for the last six steps"),
-        ("branch_instructions", "down", "")],
+        ("kernels", "down", "each pass shrinks the data twice as much"),
+        ("percent_of_peak_bandwidth", "up", "")],
+    5: [("warp_instructions_per_element", "down", "no loop and no block barrier for the last six steps"),
+        ("branch_instructions", "down", ""),
+        ("percent_of_peak_bandwidth", "up", "")],
     6: [("warp_instructions_per_element", "down", "no loop at all"),
-        ("branch_instructions", "down", "")],
+        ("branch_instructions", "down", ""),
+        ("percent_of_peak_bandwidth", "up", "")],
     7: [("warp_instructions_per_element", "down", "one tree per block, int4 loads"),
-        ("percent_of_peak_bandwidth", "up", "memory kept busy"),
+        ("percent_of_peak_bandwidth", "up", "the memory kept busy"),
         ("dram_read_per_input_byte", "same", "every input read once")],
 }
 
@@ -406,10 +409,10 @@ def stall_text(c):
         return None
     share = counter_value(c, "top_stall_share_percent")
     reason = str(c["top_stall"])
-    name = html.escape(reason.replace("_", " "))
-    if reason in STALL_MEANING:
-        name += ": " + html.escape(STALL_MEANING[reason])
-    return "%s (%.0f%% of stalls)" % (name, share) if share is not None else name
+    bits = ([html.escape(STALL_MEANING[reason])] if reason in STALL_MEANING else []) + \
+        (["%.0f%% of stalls" % share] if share is not None else [])
+    name = "<i>%s</i>" % html.escape(reason.replace("_", " "))
+    return "%s (%s)" % (name, ", ".join(bits)) if bits else name
 
 
 def change_words(key, old, new, fmt_value):
@@ -426,6 +429,8 @@ def change_words(key, old, new, fmt_value):
         return "same", "stay about the same (%s to %s)" % (a, b)
     if key.endswith("percent") or key.startswith("percent"):  # a share already: no % of a %
         return ("up" if rel > 0 else "down"), "%s from %s to %s" % ("rise" if rel > 0 else "fall", a, b)
+    if rel > 3:  # '+22781%' says less than the two numbers
+        return "up", "rise from %s to %s" % (a, b)
     return ("up" if rel > 0 else "down"), "%s from %s to %s (%s%.0f%%)" % (
         "rise" if rel > 0 else "fall", a, b, "+" if rel > 0 else "&minus;", abs(100 * rel))
 
@@ -458,13 +463,13 @@ def counters_summary(stage, runs):
             if v is not None:
                 bits.append("DRAM runs at %s of its peak" % fmts["percent_of_peak_bandwidth"](v))
             if stall_text(c):
-                bits.append("warps wait most often for: %s" % stall_text(c))
+                bits.append("the commonest reason warps wait is %s" % stall_text(c))
             if bits:
                 parts.append("<li>On the %s, %s.</li>" % (html.escape(r["short"]), "; ".join(bits)))
         if not parts:
             return ""
         return ('<p class="kit-counter-words">What the counters show for stage 1, the starting point (the next '
-                'stages aim to cut the instructions per element and to keep more threads of each warp busy):</p>\n'
+                'stages cut the instructions each element costs):</p>\n'
                 '<ul class="kit-counter-words">%s</ul>\n' % "".join(parts))
     for key, aim, why in STAGE_AIMS.get(k, []):
         said, dirs = [], set()
@@ -790,7 +795,8 @@ def main(argv):
             continue
         path = os.path.join(src, "solutions", s["dir"], s["name"] + ".cu")
         try:
-            svg, _, problems = stage_picture.picture(path, s["number"], s["title"], note=note)
+            svg, _, problems = stage_picture.picture(path, s["number"], s["title"], note=note,
+                                                     results_dir=os.path.join(src, "docs", "results"))
         except (OSError, stage_picture.StageCodeError, stage_picture.SimError, SyntaxError) as exc:
             print("docs_assets.py: cannot draw %s: %s" % (path, exc), file=sys.stderr)
             return 1
