@@ -4,12 +4,16 @@
 Runs docs/tools/stage_picture.py on the real solution files and on edited copies of them.
 Usage: test_stage_picture.py SOURCE_DIR
 """
+import html
+import io
+import json
 import os
 import re
 import shutil
 import sys
 import tempfile
 import unittest
+from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -46,9 +50,41 @@ class EditedCopy:
         shutil.rmtree(self.dir)
 
 
-def draw(path, number=0):
-    svg, rows, problems = stage_picture.picture(path, number, "test")
+def draw(path, number=0, results_dir=None):
+    with redirect_stderr(io.StringIO()):   # stage 6 without results says so on stderr
+        svg, rows, problems = stage_picture.picture(path, number, "test", results_dir=results_dir)
     return svg, [r["summary"] for r in rows], problems
+
+
+def texts(svg):
+    """(attributes, text) of every <text> of an SVG."""
+    return re.findall(r"<text ([^>]*)>([^<]*)</text>", svg)
+
+
+def plain(svg):
+    """The SVG's words in order, lines joined by spaces: what a reader sees."""
+    return " ".join(html.unescape(t).replace("\u00a0", " ") for _, t in texts(svg))
+
+
+def attr(attrs, name):
+    m = re.search(r'\b%s="([^"]*)"' % name, attrs)
+    return m.group(1) if m else None
+
+
+def gpu_run(folder, gpu, date, counters5, counters6, gbps=(2000.0, 2050.0), emulated=False):
+    """Writes a ladder result like reduce_ladder --counters --format json into folder."""
+    rows = [{"stage": str(k), "title": "t", "result": "ok", "gbps": g, "counters": c}
+            for k, c, g in ((5, counters5, gbps[0]), (6, counters6, gbps[1]))]
+    rows.append({"stage": "copy", "title": "copy", "result": "ok", "gbps": 2900.0, "counters": None})
+    data = {"gpu": {"name": "NVIDIA %s test GPU" % gpu, "sm_count": 132}, "emulated": emulated, "date": date,
+            "n": 1 << 26, "threads": 256, "rows": rows}
+    with open(os.path.join(folder, "ladder-%s-%s.json" % (gpu, date)), "w", encoding="utf-8") as f:
+        json.dump(data, f)
+
+
+def counters(per_element, branches):
+    return {"kernels": 3, "warp_instructions": int(per_element * (1 << 26)), "warp_instructions_per_element":
+            per_element, "branch_instructions": branches, "bank_conflicts_per_request": 0.07}
 
 
 class PicturesFollowTheCode(unittest.TestCase):
@@ -125,6 +161,146 @@ class PicturesFollowTheCode(unittest.TestCase):
             with self.assertRaises(stage_picture.SimError) as ctx:
                 draw(path, 3)
         self.assertIn("outside", str(ctx.exception))
+
+
+class PicturesAreReadable(unittest.TestCase):
+    """The pages show a picture as wide as their text, about 900 px (stage_picture.SHOWN_AT)."""
+
+    def test_every_text_is_10_px_or_more_at_page_width(self):
+        for k in range(1, 8):
+            with self.subTest(stage=k):
+                svg, _, _ = draw(stage_file(k), k)
+                width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+                sizes = [float(attr(a, "font-size")) for a, _ in texts(svg)]
+                self.assertGreaterEqual(min(sizes) * stage_picture.SHOWN_AT / width, 10.0)
+
+    def test_every_number_fits_its_cell(self):
+        for k in range(1, 8):
+            with self.subTest(stage=k):
+                svg, _, _ = draw(stage_file(k), k)
+                cells = [(a, t) for a, t in texts(svg) if attr(a, "class") == "v"]
+                self.assertGreater(len(cells), 64)
+                for a, t in cells:
+                    width = len(t) * stage_picture.DIGIT_EM * float(attr(a, "font-size"))
+                    self.assertLessEqual(width, float(attr(a, "data-cell-width")), "%r does not fit" % t)
+
+    def test_stage_7_shows_the_blocks_sum_in_its_cell(self):
+        svg, steps, problems = draw(stage_file(7), 7)
+        self.assertEqual(problems, [])
+        total = re.search(r"writes out\[0\] = the sum of (\d+) inputs", svg).group(1)
+        self.assertGreaterEqual(len(total), 4, "n was chosen so that block 0 sums over a thousand inputs")
+        numbers = [t for a, t in texts(svg) if attr(a, "class") == "v"]
+        self.assertGreaterEqual(numbers.count(total), 2, "the last shuffle's lane 0 and the write show %s" % total)
+
+    def test_threads_and_lanes_are_labelled(self):
+        for k, last in ((1, 15), (5, 63), (7, 63)):
+            with self.subTest(stage=k):
+                svg, _, _ = draw(stage_file(k), k)
+                labels = set(t for _, t in texts(svg))
+                self.assertTrue(all("t%d" % t in labels for t in range(last + 1)))
+        svg, _, _ = draw(stage_file(7), 7)
+        shuffle_rows = svg.count(">sum += the sum of lane t + ")
+        self.assertEqual(shuffle_rows, 5)
+        self.assertGreaterEqual(len(re.findall(r">t31<", svg)), 1 + 5, "lane 31 labelled in every warp row")
+
+
+class PicturesShowTheCounters(unittest.TestCase):
+    def test_each_picture_prints_its_launchs_counters(self):
+        for k in range(1, 8):
+            with self.subTest(stage=k):
+                svg, _, _ = draw(stage_file(k), k)
+                launch = stage_picture.launch_counters(stage_file(k))
+                c = launch["counters"]
+                self.assertEqual(launch["threads"], 64)
+                self.assertEqual(c["blocks"], 2)
+                words = plain(svg)
+                for needle in ("%d block barriers" % c["block_barriers"], "%d warp meetings" % c["warp_meetings"],
+                               "%d requests" % c["shared_requests"],
+                               "%d bank conflicts, %s per request" % (
+                                   c["shared_bank_conflicts"], stage_picture.fmt_num(c["bank_conflicts_per_request"])),
+                               "reduce_ladder_emu --stage %d --n %d --threads 64 --counters" % (k, launch["n"])):
+                    self.assertIn(needle, words)
+
+    def test_the_counters_tell_the_stages_apart(self):
+        c = dict((k, stage_picture.launch_counters(stage_file(k))["counters"]) for k in range(1, 8))
+        self.assertGreater(c[2]["bank_conflicts_per_request"], 0.5, "stage 2: 2-way conflicts in every step")
+        self.assertEqual(c[3]["shared_bank_conflicts"], 0)
+        self.assertGreater(c[1]["divergent_shared_requests"], c[3]["divergent_shared_requests"])
+        self.assertEqual(c[5]["warp_meetings"], 2 * 5, "two blocks, five shuffles each")
+        self.assertEqual(c[5]["shared_idle_lanes"], 0)
+        self.assertEqual(c[7]["global_loads"], 2045 // 4 + 1, "int4 loads and one int of the tail")
+        self.assertEqual(c[7]["global_load_bytes"], 4 * 2045)
+        # stages 1-4: one int per load; 1 and 2 differ only in shared memory
+        self.assertEqual(c[1]["global_load_width"], 4.0)
+        self.assertEqual(c[1]["block_barriers"], c[2]["block_barriers"])
+
+    def test_counters_json_prints_the_same_counters(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = stage_picture.main([stage_file(2), "--number", "2", "--counters-json"])
+        self.assertEqual(rc, 0)
+        printed = json.loads(out.getvalue())
+        self.assertEqual(printed["counters"], stage_picture.launch_counters(stage_file(2))["counters"])
+        self.assertEqual((printed["n"], printed["threads"]), (125, 64))
+
+
+class Stage6ShowsTheInstructionsItSaves(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="stage_picture_results_")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_stage_6_differs_from_stage_5(self):
+        gpu_run(self.dir, "H100", "2026-11-30", counters(0.9139, 4333857), counters(0.6791, 1181961))
+        svg5, steps5, _ = draw(stage_file(5), 5, self.dir)
+        svg6, steps6, problems = draw(stage_file(6), 6, self.dir)
+        self.assertEqual(problems, [])
+        self.assertEqual(steps5, steps6, "at 64 threads the two blocks make the same steps")
+        self.assertNotIn("warp instructions per input", plain(svg5))
+        self.assertIn("warp instructions per input", plain(svg6))
+        self.assertIn("0.9139", plain(svg6))
+        self.assertIn("0.6791 (-26%)", plain(svg6))
+        self.assertIn("0.01761 (-73%)", plain(svg6))   # 1181961 / 2^26 branch instructions per input
+        self.assertIn("Stage 5 gets there through its loop: 3 loop tests per thread", plain(svg6))
+        self.assertIn("no loop test", plain(svg6))
+        self.assertIn("makes exactly stage 5's steps", plain(svg6))
+
+    def test_the_newest_run_of_each_gpu_is_shown(self):
+        gpu_run(self.dir, "H100", "2026-11-30", counters(0.9, 400), counters(0.7, 100))
+        gpu_run(self.dir, "H100", "2026-12-02", counters(0.8, 400), counters(0.6, 100))
+        gpu_run(self.dir, "H200", "2026-12-01", None, None)
+        gpu_run(self.dir, "CPU", "2026-12-03", counters(5.0, 1), counters(5.0, 1), emulated=True)
+        svg, _, _ = draw(stage_file(6), 6, self.dir)
+        self.assertIn("0.6 (-25%)", plain(svg))
+        self.assertNotIn("0.7 (", plain(svg))
+        self.assertIn("H200: the newest run (2026-12-01) has no counters", plain(svg))
+        self.assertNotIn("CPU stage", plain(svg))
+
+    def test_without_counters_the_picture_says_so_or_fails_when_asked(self):
+        gpu_run(self.dir, "H100", "2026-11-30", None, None)
+        svg, _, _ = draw(stage_file(6), 6, self.dir)
+        self.assertIn("No GPU counters yet", plain(svg))
+        svg, _, _ = draw(stage_file(6), 6, None)
+        self.assertIn("not given the results folder", plain(svg))
+        with self.assertRaises(stage_picture.CountersError) as ctx:
+            stage_picture.picture(stage_file(6), 6, "test", results_dir=self.dir, require_counters=True)
+        self.assertIn("reduce_ladder --counters", str(ctx.exception))
+        err = io.StringIO()
+        with redirect_stderr(err):
+            rc = stage_picture.main([stage_file(6), "--number", "6", "-o", os.path.join(self.dir, "x.svg"),
+                                     "--results", os.path.join(self.dir, "nowhere")])
+        self.assertEqual(rc, 1)
+        self.assertIn("no results folder", err.getvalue())
+
+    def test_counters_without_a_key_name_the_file(self):
+        broken = counters(0.9, 400)
+        del broken["branch_instructions"]
+        gpu_run(self.dir, "H100", "2026-11-30", counters(0.9, 400), broken)
+        with self.assertRaises(stage_picture.CountersError) as ctx:
+            draw(stage_file(6), 6, self.dir)
+        self.assertIn("ladder-H100-2026-11-30.json", str(ctx.exception))
+        self.assertIn("branch_instructions", str(ctx.exception))
 
 
 if __name__ == "__main__":
