@@ -762,9 +762,10 @@ WIDTH = 944          # the SVG's width in its own units: shown 900 px wide, 1 un
 MARGIN = 8
 AREA = WIDTH - 2 * MARGIN   # 928: 32 cells of 29 or 16 cells of 58
 SHOWN_AT = 900
+OPEN_SCALE = 1.5     # the size the SVG asks for when opened on its own: 1416 px wide, numbers at 16 px
 MIN_FONT = 10.6
 DIGIT_EM = 0.636     # a digit's advance in DejaVu Sans and Verdana (Arial's are narrower)
-TEXT_EM = 0.6        # an average character of running text, for wrapping
+TEXT_EM = 0.56       # an average character of running text in DejaVu Sans, for wrapping
 FONTS = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 
@@ -1033,8 +1034,8 @@ def counters_lines(c, launch, scaled, number):
              % (launch["n"], c["blocks"], c["threads_per_block"]))
     per = c["bank_conflicts_per_request"]
     return [head,
-            "global memory: %s loads, %s bytes (%s bytes a load, %s loads per input); %s inputs per thread; "
-            "the emulated GPU holds %s such blocks at once"
+            "global memory: %s loads of the input, %s bytes; bytes per load %s, loads per input %s, inputs per "
+            "thread %s; the emulated GPU holds %s such blocks at once"
             % (fmt_num(c["global_loads"]), fmt_num(c["global_load_bytes"]), fmt_num(c["global_load_width"]),
                fmt_num(c["global_loads_per_element"]), fmt_num(c["elements_per_thread"]),
                fmt_num(c["resident_blocks"])),
@@ -1100,8 +1101,10 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
                      "block's sum (a pale register's number is left out: it adds values nobody reads). "
                      "'!': an input counted twice.", 11.5, color="#555")
     height = int(y + 10)
+    # Opened on its own (the page's "full size" link), the picture is drawn OPEN_SCALE times its
+    # units; in the page, width=100% scales it to the text column whatever its own size.
     head = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" '
-            'font-family="%s">' % (WIDTH, height, WIDTH, height, FONTS),
+            'font-family="%s">' % (WIDTH, height, round(WIDTH * OPEN_SCALE), round(height * OPEN_SCALE), FONTS),
             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
             'orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#2b5d9b"/></marker></defs>',
             '<rect width="100%" height="100%" fill="#fff"/>',
