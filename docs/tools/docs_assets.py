@@ -394,6 +394,14 @@ STALL_MEANING = {
 }
 
 
+def stall_cell(c):
+    """The top stall reason as a table shows it: 'long scoreboard, 96%'."""
+    if not c or not c.get("top_stall"):
+        return None
+    share = counter_value(c, "top_stall_share_percent")
+    return html.escape(str(c["top_stall"]).replace("_", " ")) + (", %.0f%%" % share if share is not None else "")
+
+
 def counters_of(row):
     c = row.get("counters") if row else None
     return c if isinstance(c, dict) else None
@@ -438,6 +446,19 @@ def change_words(key, old, new, fmt_value):
 AIM_WORDS = {"up": "more", "down": "less", "same": "no change"}
 
 
+def per_gpu(said):
+    """'X on both GPUs' when every run says the same, else 'X on the H100; Y on the H200'.
+    said: [(run, words)]."""
+    texts = [w for _, w in said]
+    if len(said) > 1 and all(t == texts[0] for t in texts):
+        return "%s on %s" % (texts[0], "both GPUs" if len(said) == 2 else "every GPU")
+    return "; ".join("%s on the %s" % (w, html.escape(r["short"])) for r, w in said)
+
+
+def stall_name(c):
+    return "<i>%s</i>" % html.escape(str(c["top_stall"]).replace("_", " ")) if c and c.get("top_stall") else None
+
+
 def counters_summary(stage, runs):
     """Sentences saying what the counters of stage K-1 -> K show, from the numbers of each run."""
     k = stage["number"]
@@ -447,25 +468,24 @@ def counters_summary(stage, runs):
     partial = [r for r in runs if r not in measured and any(counters_of(r["by_stage"].get(s)) for s in keys)]
     parts = []
     if k == 1:
-        for r in measured:
-            c = counters_of(r["by_stage"]["1"])
-            bits = []
-            v = counter_value(c, "warp_instructions_per_element")
-            if v is not None:
-                bits.append("every input element costs %s warp instructions" % fmts["warp_instructions_per_element"](v))
-            v = counter_value(c, "active_threads_per_instruction")
-            if v is not None:
-                bits.append("a warp instruction has %s of its 32 threads active on average" % fmts["active_threads_per_instruction"](v))
-            v = counter_value(c, "bank_conflicts_per_request")
-            if v is not None:
-                bits.append("%s bank conflicts per shared-memory request" % fmts["bank_conflicts_per_request"](v))
-            v = counter_value(c, "percent_of_peak_bandwidth")
-            if v is not None:
-                bits.append("DRAM runs at %s of its peak" % fmts["percent_of_peak_bandwidth"](v))
-            if stall_text(c):
-                bits.append("the commonest reason warps wait is %s" % stall_text(c))
-            if bits:
-                parts.append("<li>On the %s, %s.</li>" % (html.escape(r["short"]), "; ".join(bits)))
+        lines = (("warp_instructions_per_element", "Every input element costs %s warp instructions"),
+                 ("active_threads_per_instruction", "An average warp instruction has %s of its 32 threads active"),
+                 ("bank_conflicts_per_request", "Shared memory sees %s bank conflicts per request"),
+                 ("percent_of_peak_bandwidth", "DRAM runs at %s of its peak"))
+        for key, sentence in lines:
+            said = [(r, fmts[key](counter_value(counters_of(r["by_stage"]["1"]), key))) for r in measured
+                    if counter_value(counters_of(r["by_stage"]["1"]), key) is not None]
+            if said:
+                if all(w == said[0][1] for _, w in said):
+                    parts.append("<li>%s%s.</li>" % (sentence % said[0][1], " on both GPUs" if len(said) == 2 else ""))
+                else:
+                    parts.append("<li>%s.</li>" % (sentence % " on the %s, ".join(w for _, w in said[:1]) +
+                                 " on the %s" % html.escape(said[0][0]["short"]) +
+                                 "".join(" and %s on the %s" % (w, html.escape(r["short"])) for r, w in said[1:])))
+        stalls = [(r, stall_text(counters_of(r["by_stage"]["1"]))) for r in measured]
+        stalls = [(r, t) for r, t in stalls if t]
+        if stalls:
+            parts.append("<li>The commonest reason a warp waits: %s.</li>" % per_gpu(stalls))
         if not parts:
             return ""
         return ('<p class="kit-counter-words">What the counters show for stage 1, the starting point (the next '
@@ -479,7 +499,7 @@ def counters_summary(stage, runs):
             d, words = change_words(key, old, new, fmts[key])
             if d:
                 dirs.add(d)
-            said.append("%s on the %s" % (words, html.escape(r["short"])))
+            said.append((r, words))
         if not dirs:
             continue
         why_text = " (%s)" % why if why else ""
@@ -490,15 +510,19 @@ def counters_summary(stage, runs):
         else:
             verdict = "not what this stage aims for, which is %s%s" % (AIM_WORDS[aim], why_text)
         label = COUNTER_LABEL[key]
-        parts.append("<li><b>%s</b>: %s; %s.</li>" % (label[0].upper() + label[1:], "; ".join(said), verdict))
+        parts.append("<li><b>%s</b>: %s; %s.</li>" % (label[0].upper() + label[1:], per_gpu(said), verdict))
     stalls = []
     for r in measured:
         a = stall_text(counters_of(r["by_stage"][str(k - 1)]))
         b = stall_text(counters_of(r["by_stage"][str(k)]))
         if a and b:
-            stalls.append("on the %s, %s in stage %d and %s in stage %d" % (html.escape(r["short"]), a, k - 1, b, k))
+            same = stall_name(counters_of(r["by_stage"][str(k - 1)])) == stall_name(counters_of(r["by_stage"][str(k)]))
+            stalls.append((r, "%s in stage %d, %s in stage %d" % (
+                a if not same else stall_name(counters_of(r["by_stage"][str(k - 1)])) + " (%.0f%% of stalls)"
+                % (counter_value(counters_of(r["by_stage"][str(k - 1)]), "top_stall_share_percent") or 0),
+                k - 1, b, k)))
     if stalls:
-        parts.append("<li><b>What warps wait for most</b> (the top stall reason): %s.</li>" % "; ".join(stalls))
+        parts.append("<li><b>What warps wait for most</b>: %s.</li>" % per_gpu(stalls))
     for r in partial:
         lost = [s for s in keys if not counters_of(r["by_stage"].get(s))]
         parts.append("<li>The %s run has no counters for stage %s (they could not be taken), so it is left out "
@@ -533,7 +557,7 @@ def counters_html(stage, runs):
                 cells.append("<td%s>%s</td>" % (cls, f(v) if v is not None else ("-" if c else "not measured")))
             out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(cells)))
         cells = "".join("<td%s>%s</td>" % (' class="kit-this"' if s == str(k) and k > 1 else "",
-                                           stall_text(c) or ("-" if c else "not measured")) for r, s, c in cols)
+                                           stall_cell(c) or ("-" if c else "not measured")) for r, s, c in cols)
         out.append("<tr><td>top stall reason</td>%s</tr>" % cells)
         out.append("</table>")
         out.append(counters_summary(stage, runs))
@@ -566,7 +590,7 @@ def counters_overview_html(r, stages):
     for key, label, f in COUNTERS:
         out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(
             "<td>%s</td>" % (f(counter_value(c, key)) if counter_value(c, key) is not None else "-") for _, c in have)))
-    out.append("<tr><td>top stall reason</td>%s</tr>" % "".join("<td>%s</td>" % (stall_text(c) or "-") for _, c in have))
+    out.append("<tr><td>top stall reason</td>%s</tr>" % "".join("<td>%s</td>" % (stall_cell(c) or "-") for _, c in have))
     out.append("</table></details>")
     return "\n".join(out)
 
