@@ -6,10 +6,11 @@ real 32-lane, 32-bank model; stages 1-4, drawn at 16 threads, count a launch of 
 This test runs the same launch on the emulator,
     reduce_ladder_emu --stage K --n N --threads T --counters --format json
 and compares every counter the picture computes with the emulator's "counters" object of
-stage K's row. Counts must be equal; ratios may differ by rounding only (1e-6 relative, or
-1e-4 absolute, for JSON printed with few decimals).
+stage K's row. Counts must be equal; a ratio must equal the model's rounded to the decimals
+the emulator prints (15.98 for 15.9766).
 Usage: test_picture_counters.py SOURCE_DIR REDUCE_LADDER_EMU [--stages 1,2,...]
 """
+import decimal
 import json
 import os
 import subprocess
@@ -59,7 +60,7 @@ def emulator_counters(number, n, threads):
         raise AssertionError("%s exited with %d:\n%s%s" % (shown, run.returncode, run.stdout[-2000:],
                                                             run.stderr[-2000:]))
     try:
-        data = json.loads(run.stdout)
+        data = json.loads(run.stdout, parse_float=decimal.Decimal)   # keeps the printed decimals
     except ValueError as exc:
         raise AssertionError("%s printed no JSON (%s):\n%s" % (shown, exc, run.stdout[:2000]))
     rows = [r for r in data.get("rows", []) if str(r.get("stage")) == str(number)]
@@ -81,11 +82,16 @@ def differences(model, emu):
             out.append("%-28s picture %-12s emulator: missing" % (key, mine))
             continue
         theirs = emu[key]
-        if not isinstance(theirs, (int, float)) or isinstance(theirs, bool):
+        if isinstance(theirs, float):
+            theirs = decimal.Decimal(repr(theirs))
+        if not isinstance(theirs, (int, decimal.Decimal)) or isinstance(theirs, bool):
             out.append("%-28s picture %-12s emulator %r (not a number)" % (key, mine, theirs))
         elif key in RATIOS:
-            if abs(mine - theirs) > max(1e-6 * abs(mine), 1e-4):
-                out.append("%-28s picture %-12.6g emulator %.6g" % (key, mine, theirs))
+            # equal at the precision printed: |model - printed| <= half a unit of its last decimal
+            places = max(0, -theirs.as_tuple().exponent)
+            if abs(decimal.Decimal(repr(float(mine))) - theirs) > decimal.Decimal(5) / 10 ** (places + 1) \
+                    + decimal.Decimal("1e-12"):
+                out.append("%-28s picture %-12.6g emulator %s" % (key, mine, theirs))
         elif mine != theirs:
             out.append("%-28s picture %-12s emulator %s" % (key, mine, theirs))
     return out
@@ -111,6 +117,10 @@ class PicturesAndEmulatorCountTheSame(unittest.TestCase):
         self.assertEqual(len(differences(model, off)), 1)
         off = dict(model, elements_per_thread=model["elements_per_thread"] * 1.01)
         self.assertEqual(len(differences(model, off)), 1)
+        printed = "%.2f" % model["elements_per_thread"]
+        self.assertEqual(differences(model, dict(model, elements_per_thread=decimal.Decimal(printed))), [])
+        wrong = decimal.Decimal(printed) + decimal.Decimal("0.01")
+        self.assertEqual(len(differences(model, dict(model, elements_per_thread=wrong))), 1)
         off = dict(model)
         del off["warp_meetings"]
         self.assertIn("missing", differences(model, off)[0])
