@@ -9,7 +9,12 @@ per step, arrows from the values a thread adds to the slot it writes, the warps 
 idle or diverge, and the shared-memory bank conflicts. Nothing in the picture is typed in by
 hand: change an index formula in the stage file and the picture changes with it.
 
-Usage: stage_picture.py STAGE_FILE --number K --title TITLE -o OUT.svg [--summary]
+Usage: stage_picture.py STAGE_FILE --number K [--title TITLE] [-o OUT.svg] [--summary]
+                        [--results DIR [--require-counters]] [--counters-json]
+Each picture ends with the counters of one launch (the emulator's reduce_ladder_emu
+--counters, same definitions; docs/pictures.md); --counters-json prints them. Stage 6's
+picture starts with a panel comparing stages 5 and 6: loop tests from the model and the
+GPU's instruction counters from the newest run per GPU in --results (docs/results).
 The translator understands the C subset the kit's kernels are written in (declarations,
 if/else, for, while, compound assignments, the ternary operator, int4 loads, __syncthreads,
 __syncwarp, __shfl_down_sync/__shfl_xor_sync). Anything else stops it with a message naming
@@ -1221,7 +1226,7 @@ def instructions_panel(path, number, results_dir, require_counters):
         same = (prev["steps"], prev["shuffles"]) == (here["steps"], here["shuffles"])
         model = ("The model runs both kernels at %d threads per block, the block size measured below. %s "
                  "Stage %d gets there through its loop: %s. Stage %d's instantiation for %d threads has the steps "
-                 "written out, each if (blockSize >= ...) decided by the compiler: %s."
+                 "written out, each if\u00a0(blockSize\u00a0>=\u00a0...) decided by the compiler: %s."
                  % (threads, ("Both make the same shared-memory steps (%s) and the same %d shuffles."
                               % (steps_text(here), here["shuffles"])) if same else
                     ("Stage %d makes the shared-memory steps %s, stage %d the steps %s."
@@ -1289,7 +1294,7 @@ def instructions_panel(path, number, results_dir, require_counters):
                 y = cv.paragraph(MARGIN, y, missing + ".", 11.5, color="#555")
         if same_at_64:
             y = cv.paragraph(MARGIN, y + 10, "Below, at 64 threads, the block makes exactly stage %d's steps: "
-                             "the instantiation for 64 threads keeps none of the if (blockSize >= ...) steps and "
+                             "the instantiation for 64 threads keeps none of the if\u00a0(blockSize\u00a0>=\u00a0...) steps and "
                              "goes straight to the warp." % (number - 1), 12.5, weight="bold")
         cv.shapes.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#cccccc"/>'
                          % (MARGIN, MARGIN + AREA, y + 2, y + 2))
