@@ -1006,8 +1006,15 @@ def draw_rows(cv, y, threads, warp, rows):
                 if not o.get("useful", True) and row["kind"] == "shfl":
                     continue
                 dx, dy = where[o["dst"]]
+                # of two sources in one column (sdata[t] and sdata[t + 32] into lane t), the
+                # lower one's arrow hides the upper one's: draw that one only
+                lowest = {}
                 for s in o["srcs"]:
-                    if s not in before:
+                    if s in before:
+                        sx, sy = before[s]
+                        lowest[sx] = max(lowest.get(sx, sy), sy)
+                for s in o["srcs"]:
+                    if s not in before or before[s][1] < lowest[before[s][0]]:
                         continue
                     sx, sy = before[s]
                     cv.arrow(sx + cell_w / 2, sy + CELL_H + 15, dx + cell_w / 2, dy,
