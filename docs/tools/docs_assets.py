@@ -265,7 +265,7 @@ def run_text(r, edition):
         hw.append("%s L2 cache" % mib_text(l2))
     if peak:
         hw.append("theoretical peak %.0f GB/s" % peak)
-    return ("<b>%s</b>%s, measured %s by <code>reduce_ladder</code>: n = %s ints (%s), %d threads per block, "
+    return ("<b>%s</b>%s, measured %s by <span class=\"kit-nowrap\"><code>reduce_ladder</code>:</span> n = %s ints (%s), %d threads per block, "
             "%s input, median of %d runs%s"
             % (html.escape(r["gpu"]["name"]), " (%s)" % ", ".join(hw) if hw else "", html.escape(r["date"]),
                size_text(r["n"]), mib_text(4 * r["n"]), r["threads"], html.escape(r.get("pattern", "?")),
@@ -354,6 +354,14 @@ COUNTERS = [
     ("branch_instructions", "branch instructions", lambda v: "%.2f M" % (v / 1e6)),
     ("achieved_occupancy_percent", "achieved occupancy", lambda v: "%.0f%%" % v),
 ]
+# The same, as the main page's table of every stage names them (nine columns must fit 1024 px).
+COUNTER_SHORT = {
+    "kernels": "passes", "dram_bytes_read": "DRAM read", "dram_read_per_input_byte": "DRAM read per input byte",
+    "percent_of_peak_bandwidth": "DRAM, % of peak", "bank_conflicts_per_request": "bank conflicts per request",
+    "active_threads_per_instruction": "active threads per instruction", "warp_instructions": "warp instructions",
+    "warp_instructions_per_element": "warp instructions per element", "branch_instructions": "branches",
+    "achieved_occupancy_percent": "occupancy",
+}
 COUNTER_LABEL = dict((key, label) for key, label, _ in COUNTERS)
 
 # What each stage sets out to change, in the counters: (key, the direction the stage aims for).
@@ -560,6 +568,12 @@ def counters_html(stage, runs):
                                            stall_cell(c) or ("-" if c else "not measured")) for r, s, c in cols)
         out.append("<tr><td>top stall reason</td>%s</tr>" % cells)
         out.append("</table>")
+        sources = sorted(set(r.get("counters_from") or "the profiler" for r, _, _ in cols))
+        out.append('<p class="kit-note">Counted by %s (<code>reduce_ladder --counters</code>), for one reduction '
+                   'of the same n; the columns of stage %d are shaded.</p>'
+                   % (html.escape("; ".join(sources)), k) if k > 1 else
+                   '<p class="kit-note">Counted by %s (<code>reduce_ladder --counters</code>), for one reduction '
+                   'of the same n.</p>' % html.escape("; ".join(sources)))
         out.append(counters_summary(stage, runs))
     without = [r for r in missing if r.get("counters_from", "none") == "none"]
     failed = [r for r in missing if r not in without]
@@ -582,16 +596,23 @@ def counters_overview_html(r, stages):
     have = [(n, counters_of(r["by_stage"].get(n))) for n in names]
     have = [(n, c) for n, c in have if c]
     if not have:
-        return ('<p class="kit-note">This run has no hardware counters (recorded without <code>--counters</code>).</p>')
+        if r.get("counters_from", "none") == "none":
+            return '<p class="kit-note">This run has no hardware counters (recorded without <code>--counters</code>).</p>'
+        return '<p class="kit-note">This run has no hardware counters: they could not be taken%s.</p>' % (
+            " (%s)" % html.escape(r["counters_note"]) if r.get("counters_note") else "")
     out = ['<details class="kit-counters"><summary>Hardware counters of every stage on the %s (%s)</summary>'
            % (html.escape(r["short"]), html.escape(r["date"])),
-           '<table class="kit-results kit-counters"><tr><th>counter</th>%s</tr>'
+           '<div class="kit-scroll"><table class="kit-results kit-counters kit-overview"><tr><th>counter</th>%s</tr>'
            % "".join("<th>%s</th>" % ("stage " + n if n.isdigit() else n) for n, _ in have)]
     for key, label, f in COUNTERS:
-        out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(
+        out.append("<tr><td>%s</td>%s</tr>" % (COUNTER_SHORT[key], "".join(
             "<td>%s</td>" % (f(counter_value(c, key)) if counter_value(c, key) is not None else "-") for _, c in have)))
-    out.append("<tr><td>top stall reason</td>%s</tr>" % "".join("<td>%s</td>" % (stall_cell(c) or "-") for _, c in have))
-    out.append("</table></details>")
+    out.append('<tr class="kit-stall"><td>top stall reason</td>%s</tr>'
+               % "".join("<td>%s</td>" % (stall_cell(c) or "-") for _, c in have))
+    out.append("</table></div>")
+    out.append('<p class="kit-note">Counted by %s (<code>reduce_ladder --counters</code>), for one reduction of '
+               'the same n. Each stage\'s page says what its counters show.</p></details>'
+               % html.escape(r.get("counters_from") or "the profiler"))
     return "\n".join(out)
 
 
