@@ -524,11 +524,15 @@ def counters_summary(stage, runs):
         a = stall_text(counters_of(r["by_stage"][str(k - 1)]))
         b = stall_text(counters_of(r["by_stage"][str(k)]))
         if a and b:
-            same = stall_name(counters_of(r["by_stage"][str(k - 1)])) == stall_name(counters_of(r["by_stage"][str(k)]))
-            stalls.append((r, "%s in stage %d, %s in stage %d" % (
-                a if not same else stall_name(counters_of(r["by_stage"][str(k - 1)])) + " (%.0f%% of stalls)"
-                % (counter_value(counters_of(r["by_stage"][str(k - 1)]), "top_stall_share_percent") or 0),
-                k - 1, b, k)))
+            ca, cb = counters_of(r["by_stage"][str(k - 1)]), counters_of(r["by_stage"][str(k)])
+            sa, sb = counter_value(ca, "top_stall_share_percent"), counter_value(cb, "top_stall_share_percent")
+            reason = str(ca["top_stall"])
+            if stall_name(ca) == stall_name(cb) and sa is not None and sb is not None:
+                stalls.append((r, "%s%s in both stages, %.0f%% of stalls in stage %d and %.0f%% in stage %d" % (
+                    stall_name(ca), " (%s)" % html.escape(STALL_MEANING[reason]) if reason in STALL_MEANING else "",
+                    sa, k - 1, sb, k)))
+            else:
+                stalls.append((r, "%s in stage %d, %s in stage %d" % (a, k - 1, b, k)))
     if stalls:
         parts.append("<li><b>What warps wait for most</b>: %s.</li>" % per_gpu(stalls))
     for r in partial:
