@@ -166,13 +166,13 @@ static void emulator_timed_out(const char *message, double seconds, int stopped)
 #define KIT_RUNNER_DEVICE_WORDS "this GPU"
 #endif
 
-/* 1234567 as "1,234,567" (one of two buffers, so a line may hold two numbers). */
+/* 1234567 as "1,234,567" (one of four buffers in turn, so a line may hold four numbers). */
 static const char *grouped(size_t value)
 {
-    static char text[2][32];
+    static char text[4][32];
     static int which = 0;
     char plain[32];
-    which ^= 1;
+    which = (which + 1) % 4;
     int len = snprintf(plain, sizeof plain, "%zu", value), out = 0;
     for (int i = 0; i < len; i++) {
         if (i > 0 && (len - i) % 3 == 0)
