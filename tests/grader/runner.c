@@ -228,8 +228,9 @@ static void add_counted_advice(char *advice, size_t size, const kit_stage *grade
     double their_idle = their_lanes > 0 ? 100.0 * theirs.shared_idle_lanes / their_lanes : 0;
     if (my_idle >= their_idle + 20)
         add_advice(advice, size, "%.0f%% of the lanes of its warps sit idle in its shared-memory steps (the "
-                   "reference: %.0f%%; %s divergent requests): a test like tid %% (2*s) == 0 keeps most lanes of "
-                   "every warp waiting; let consecutive threads do the work", my_idle, their_idle,
+                   "reference: %.0f%%; %s divergent requests): lanes wait while others of their warp work, as "
+                   "with a test like tid %% (2*s) == 0 or the tree's steps below 32 threads; give the work to "
+                   "consecutive threads and finish the last 32 values with warp-level steps", my_idle, their_idle,
                    grouped(mine.divergent_shared_requests));
     double my_barriers = mine.blocks ? (double)mine.block_barriers / mine.blocks : 0;
     double their_barriers = theirs.blocks ? (double)theirs.block_barriers / theirs.blocks : 0;
