@@ -345,7 +345,7 @@ COUNTERS = [
     ("kernels", "kernel launches (passes)", lambda v: "%d" % v),
     ("dram_bytes_read", "DRAM bytes read", lambda v: "%.1f MiB" % (v / 1048576.0)),
     ("dram_read_per_input_byte", "DRAM bytes read per input byte", lambda v: "%.2f" % v),
-    ("percent_of_peak_bandwidth", "DRAM bandwidth used, % of peak", lambda v: "%.0f%%" % v),
+    ("percent_of_peak_bandwidth", "input read rate, % of peak bandwidth", lambda v: "%.0f%%" % v),
     ("bank_conflicts_per_request", "shared-memory bank conflicts per request", lambda v: "%.2f" % v),
     ("active_threads_per_instruction", "active threads per warp instruction (of 32)", lambda v: "%.1f" % v),
     ("warp_instructions", "warp instructions", lambda v: "%.1f M" % (v / 1e6)),
@@ -357,7 +357,7 @@ COUNTERS = [
 # The same, as the main page's table of every stage names them (nine columns must fit 1024 px).
 COUNTER_SHORT = {
     "kernels": "passes", "dram_bytes_read": "DRAM read", "dram_read_per_input_byte": "DRAM read per input byte",
-    "percent_of_peak_bandwidth": "DRAM, % of peak", "bank_conflicts_per_request": "bank conflicts per request",
+    "percent_of_peak_bandwidth": "% of peak bandwidth", "bank_conflicts_per_request": "bank conflicts per request",
     "active_threads_per_instruction": "active threads per instruction", "warp_instructions": "warp instructions",
     "warp_instructions_per_element": "warp instructions per element", "branch_instructions": "branches",
     "achieved_occupancy_percent": "occupancy",
@@ -479,7 +479,7 @@ def counters_summary(stage, runs):
         lines = (("warp_instructions_per_element", "Every input element costs %s warp instructions"),
                  ("active_threads_per_instruction", "An average warp instruction has %s of its 32 threads active"),
                  ("bank_conflicts_per_request", "Shared memory sees %s bank conflicts per request"),
-                 ("percent_of_peak_bandwidth", "DRAM runs at %s of its peak"))
+                 ("percent_of_peak_bandwidth", "The input is read at %s of the peak bandwidth"))
         for key, sentence in lines:
             said = [(r, fmts[key](counter_value(counters_of(r["by_stage"]["1"]), key))) for r in measured
                     if counter_value(counters_of(r["by_stage"]["1"]), key) is not None]
