@@ -19,6 +19,7 @@
  * no callback.
  */
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -172,8 +173,15 @@ void shared_access(unsigned long long offset, unsigned size, bool store)
             count_request(counting.record, view, lanes, 1u << (index - base), 0);
             return;
         }
+        /* The time limit's signal may leave this fiber for good (scheduler.cpp, on_timer): not
+         * inside realloc, whose lock would stay taken. */
+        sigset_t timer, before;
+        sigemptyset(&timer);
+        sigaddset(&timer, SIGVTALRM);
+        sigprocmask(SIG_BLOCK, &timer, &before);
         unsigned capacity = log->capacity ? 2 * log->capacity : 64;
         unsigned *entries = static_cast<unsigned *>(std::realloc(log->entries, capacity * sizeof *entries));
+        sigprocmask(SIG_SETMASK, &before, nullptr);
         if (!entries)
             return;
         log->entries = entries;
@@ -207,7 +215,7 @@ inline void count_access(const volatile void *address, unsigned size, bool store
         global_access(size, store);
 }
 
-#if defined(EMU_COUNTS) && !defined(EMU_RACE)
+#ifndef EMU_RACE
 /** An access of any size: pieces of 16, 8, 4, 2 or 1 bytes, each as wide as its address's
  *  alignment and the bytes left allow. */
 void range_access(const volatile void *address, unsigned long size, bool store)
@@ -342,10 +350,12 @@ int emu_counters_get(size_t launch, emu_launch_counters *out)
 
 int emu_counters_available(void) { return emu::kCounts ? 1 : 0; }
 
-#if defined(EMU_COUNTS) && !defined(EMU_RACE)
+#ifndef EMU_RACE
 /* ---------------------------------------------------------------- ThreadSanitizer's callbacks
  * The entry points GCC's -fsanitize=thread instrumentation calls (the signatures of
- * compiler-rt's tsan_interface.h and tsan_interface_atomic.h). */
+ * compiler-rt's tsan_interface.h and tsan_interface_atomic.h). Defined in every plain build,
+ * counting or not: a student edition's prebuilt reference stages are instrumented, and must
+ * link with a runtime built without counting (-DKIT_EMU_COUNTERS=OFF, another compiler) too. */
 typedef const volatile void *address_t;
 using emu::count_access;
 using emu::range_access;

@@ -70,6 +70,18 @@ __global__ void shared_half_warps(int *out)
     out[tid] = s[tid ^ 1];
 }
 
+/** Thread 0 alone loads and stores shared memory 2^22 + 8 times each, with no meeting point:
+ *  past 2^22 logged accesses the rest are requests of their own; every one has one lane. */
+__global__ void shared_long_loop(int *out)
+{
+    extern __shared__ int s[];
+    volatile int *v = s;
+    if (threadIdx.x == 0)
+        for (unsigned i = 0; i < (1u << 22) + 8; i++)
+            v[i & 31] = v[i & 31] + 1;
+    out[threadIdx.x] = 0;
+}
+
 /* ---------------------------------------------------------------- global memory */
 
 /** One load of each width per thread (char, short, int, int2, int4) and one int store. */
@@ -163,6 +175,8 @@ extern "C" int emu_count_case(const char *name)
         shared_int2<<<1, 64, 64 * sizeof(int2)>>>(out);
     } else if (!std::strcmp(name, "half_warps")) {
         shared_half_warps<<<1, 32, 32 * sizeof(int)>>>(out);
+    } else if (!std::strcmp(name, "long_loop")) {
+        shared_long_loop<<<1, 32, 32 * sizeof(int)>>>(out);
     } else if (!std::strcmp(name, "load_widths")) {
         load_widths<<<4, 256>>>(in, out);
     } else if (!std::strcmp(name, "atomics")) {

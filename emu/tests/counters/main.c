@@ -28,6 +28,7 @@ typedef emu_launch_counters counts;
 #define LAUNCH(blocks, threads, shared, resident)                                                      \
     .grid_blocks = blocks, .block_threads = threads, .shared_bytes_per_block = shared,                   \
     .resident_blocks = resident
+#define LONG_LOOP ((1ull << 22) + 8)
 #define STORES(n, bytes) .global_stores = n, .global_store_bytes = bytes
 
 static const struct expected {
@@ -53,6 +54,10 @@ static const struct expected {
     {"half_warps", "__syncwarp in two halves: each half's store is a request of 16 lanes; the loads after it "
                    "pair at the end of the block, all 32 lanes",
      {LAUNCH(1, 32, 128, 4224), .warp_meetings = 2, STORES(32, 128), SHARED(3, 1, 2, 3, 64, 32, 2)}},
+    {"long_loop", "thread 0 alone, 2^22 + 8 loads and as many stores with no meeting point: every request has "
+                  "1 lane of 32 (past 2^22 logged accesses the rest are counted as they come)",
+     {LAUNCH(1, 32, 128, 4224), STORES(32, 128),
+      SHARED(2 * LONG_LOOP, LONG_LOOP, LONG_LOOP, 2 * LONG_LOOP, 2 * LONG_LOOP, 31 * 2 * LONG_LOOP, 2 * LONG_LOOP)}},
     {"load_widths", "one char, short, int, int2 and int4 load per thread: 1024 of each width",
      {LAUNCH(4, 256, 0, 1056), .global_loads = 5120, .global_load_bytes = 31 * 1024,
       .global_loads_by_width = {1024, 1024, 1024, 1024, 1024}, STORES(1024, 4096)}},
