@@ -83,7 +83,7 @@ static int counted_run(const kit_options *opt)
     if (status != KIT_OK)
         fprintf(stderr, "reduce_ladder: %s\n", err.message);
     kit_workspace_free(&ws);
-    return status == KIT_OK ? 0 : 1;
+    return status == KIT_OK ? 0 : status == KIT_NO_GPU ? 2 : 1; /* as the ladder's own exit statuses */
 }
 
 /* Whether this machine has an NVIDIA GPU at all, asked without CUDA (the profiled runs are

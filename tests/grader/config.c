@@ -32,7 +32,6 @@ void kit_grade_config_default(kit_grade_config *c)
     c->speedup_n = (size_t)1 << 26;
     c->speedup_threads = 256;
     for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
-        c->reference_load_bytes[k] = 4;
         c->points[k][0] = 6;
         c->points[k][1] = 2;
         c->points[k][2] = 2;
@@ -109,12 +108,6 @@ static int apply(kit_grade_config *c, const char *key, const char *value, const 
                (sscanf(key, "stage%d.%n", &stage, &used) == 1 && used > 0 && stage >= 1 &&
                 stage <= KIT_STAGE_COUNT)) {
         const char *rest = stage ? key + used : key;
-        if (stage && strcmp(rest, "reference_load_bytes") == 0) {
-            if (!parse_number(value, 1.0, 64.0, &v))
-                goto bad_value;
-            c->reference_load_bytes[stage] = (int)v;
-            return 1;
-        }
         if (stage && strcmp(rest, "min_speedup") == 0) {
             if (!parse_number(value, 0.0, 1000.0, &v))
                 goto bad_value;

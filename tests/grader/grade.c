@@ -336,33 +336,13 @@ static void audit_once(void)
 /* ---------------------------------------------------------------- advice without a GPU */
 
 /* What the CPU emulator saw that a GPU would make slow, for the report (stageK.advice, no
- * points): the runner's word on the grid, and, where the reference loads more bytes at a time
- * (grading.conf's reference_load_bytes), a file that names no vector type loads one int. */
+ * points): the runner's word on the grid and on what it counted (load width, bank conflicts,
+ * idle lanes, barriers). */
 static void write_advice(const runner_reply *r)
 {
     char advice[2048] = "";
     if (r->advice[0] && !r->problem[0])
         snprintf(advice, sizeof advice, "%s", r->advice);
-    if (config.reference_load_bytes[args.stage] > 4 && args.source) {
-        static const char *const vectors[] = {"int2", "int4", "uint2", "uint4", "float2", "float4", "longlong2",
-                                              "double2", "short4", "char4", "reinterpret_cast"};
-        FILE *f = fopen(args.source, "r");
-        int wide = 0;
-        char line[1024];
-        while (f && !wide && fgets(line, sizeof line, f))
-            for (size_t v = 0; v < sizeof vectors / sizeof vectors[0] && !wide; v++)
-                wide = strstr(line, vectors[v]) != NULL;
-        if (f) {
-            fclose(f);
-            if (!wide) {
-                size_t used = strlen(advice);
-                snprintf(advice + used, sizeof advice - used, "%sthe file names no vector type (int2, int4, ...), "
-                         "so each load reads one int where the reference reads %d bytes: on a GPU, wider loads "
-                         "need fewer instructions per byte to reach the memory bandwidth", used ? "; " : "",
-                         config.reference_load_bytes[args.stage]);
-            }
-        }
-    }
     if (!args.results)
         return;
     char path[4096];

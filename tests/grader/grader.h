@@ -73,8 +73,6 @@ typedef struct kit_grade_config {
     size_t speedup_n;          /**< input size of the speedup case (2^26) */
     unsigned speedup_threads;  /**< block size of the speedup case (256) */
     double min_speedup[KIT_STAGE_COUNT + 1];        /**< absolute floor, 0 = none */
-    int reference_load_bytes[KIT_STAGE_COUNT + 1];  /**< bytes per load of the reference stage (4, or 16
-                                                         with int4): emulated advice names narrower ones */
     double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
 } kit_grade_config;
 

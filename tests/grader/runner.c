@@ -205,35 +205,38 @@ static void add_advice(char *advice, size_t size, const char *format, ...)
 }
 
 /* What the CPU emulator counted in the first pass of stage K and of the reference, in words
- * (counters.h): bank conflicts, idle lanes, barriers. Each is named only when the stage does
- * clearly worse than the reference. Nothing on a GPU (it has no such count without ncu). */
-static void add_counted_advice(char *advice, size_t size, const kit_stage *graded, const kit_stage *reference,
-                               kit_workspace *ws, unsigned threads)
+ * (counters.h): load width, bank conflicts, idle lanes, barriers. Each is named only when the
+ * stage does clearly worse than the reference. Nothing on a GPU (no such counts without ncu). */
+static void add_counted_advice(char *advice, size_t size, const kit_emu_counts *mine, const kit_emu_counts *theirs)
 {
-    kit_emu_counts mine, theirs;
-    kit_error err = {KIT_OK, ""};
-    if (kit_count_first_pass(graded, ws, threads, &mine, &err) != KIT_OK ||
-        kit_count_first_pass(reference, ws, threads, &theirs, &err) != KIT_OK)
-        return; /* not the emulator, or its ThreadSanitizer build: no counts */
-    double my_conflicts = mine.shared_requests ? (double)mine.shared_bank_conflicts / mine.shared_requests : 0;
-    double their_conflicts = theirs.shared_requests ? (double)theirs.shared_bank_conflicts / theirs.shared_requests : 0;
+    double my_width = mine->global_loads ? (double)mine->global_load_bytes / mine->global_loads : 0;
+    double their_width = theirs->global_loads ? (double)theirs->global_load_bytes / theirs->global_loads : 0;
+    if (my_width > 0 && their_width >= 2 * my_width)
+        add_advice(advice, size, "each of its loads from global memory reads %.0f bytes where the reference's "
+                   "read %.0f: on a GPU, wider loads (int2, int4) need fewer instructions per byte to reach the "
+                   "memory bandwidth", my_width, their_width);
+    double my_conflicts = mine->shared_requests ? (double)mine->shared_bank_conflicts / mine->shared_requests : 0;
+    double their_conflicts =
+        theirs->shared_requests ? (double)theirs->shared_bank_conflicts / theirs->shared_requests : 0;
     if (my_conflicts >= their_conflicts + 0.5)
         add_advice(advice, size, "its first pass has %.2f shared-memory bank conflicts per request where the "
                    "reference has %.2f: the lanes of a warp ask one bank for different words (an index like "
                    "2*s*tid), so each request is served in several turns; sequential addressing (tid + s) reads "
                    "32 banks at once", my_conflicts, their_conflicts);
-    double my_lanes = (double)(mine.shared_active_lanes + mine.shared_idle_lanes);
-    double their_lanes = (double)(theirs.shared_active_lanes + theirs.shared_idle_lanes);
-    double my_idle = my_lanes > 0 ? 100.0 * mine.shared_idle_lanes / my_lanes : 0;
-    double their_idle = their_lanes > 0 ? 100.0 * theirs.shared_idle_lanes / their_lanes : 0;
+    double my_lanes = (double)(mine->shared_active_lanes + mine->shared_idle_lanes);
+    double their_lanes = (double)(theirs->shared_active_lanes + theirs->shared_idle_lanes);
+    double my_idle = my_lanes > 0 ? 100.0 * mine->shared_idle_lanes / my_lanes : 0;
+    double their_idle = their_lanes > 0 ? 100.0 * theirs->shared_idle_lanes / their_lanes : 0;
     if (my_idle >= their_idle + 20)
         add_advice(advice, size, "%.0f%% of the lanes of its warps sit idle in its shared-memory steps (the "
-                   "reference: %.0f%%; %s divergent requests): lanes wait while others of their warp work, as "
-                   "with a test like tid %% (2*s) == 0 or the tree's steps below 32 threads; give the work to "
-                   "consecutive threads and finish the last 32 values with warp-level steps", my_idle, their_idle,
-                   grouped(mine.divergent_shared_requests));
-    double my_barriers = mine.blocks ? (double)mine.block_barriers / mine.blocks : 0;
-    double their_barriers = theirs.blocks ? (double)theirs.block_barriers / theirs.blocks : 0;
+                   "reference: %.0f%%; %s divergent requests): lanes wait while others of their warp work, %s",
+                   my_idle, their_idle, grouped(mine->divergent_shared_requests),
+                   KIT_GRADE_STAGE <= 4 ? "as with a test like tid % (2*s) == 0; let consecutive threads do the "
+                                          "work (index = 2*s*tid)"
+                                        : "as with a test like tid % (2*s) == 0 or the tree's steps below 32 "
+                                          "threads; finish the last 32 values with warp-level steps");
+    double my_barriers = mine->blocks ? (double)mine->block_barriers / mine->blocks : 0;
+    double their_barriers = theirs->blocks ? (double)theirs->block_barriers / theirs->blocks : 0;
     if (my_barriers >= 1.5 * their_barriers && my_barriers >= their_barriers + 3)
         add_advice(advice, size, "each of its blocks meets at __syncthreads() %.0f times where the reference's "
                    "meet %.0f times: the last warp's steps need no block barrier", my_barriers, their_barriers);
@@ -242,11 +245,12 @@ static void add_counted_advice(char *advice, size_t size, const kit_stage *grade
 /*
  * Why a correct stage may be slow, from what can be seen without a clock. The grid: stage K
  * and the reference stage K each do pass 1 of n ints at \p threads; a stage that launches at
- * least twice the reference's blocks spends the GPU's time starting blocks that each do
- * little. On the CPU emulator, also what it counted (add_counted_advice). On a GPU this runs
- * after the speed case, at its n (the grader adds it to a failed speed rule's message); on the
- * emulator, after the correctness cases at n = 2^20 + 7 (the emulated device reports an H100's
- * 132 SMs, so the reference's grid is a GPU's), as advice without points.
+ * least twice the reference's blocks, and more than the GPU holds at once where that is known,
+ * spends the GPU's time starting blocks that each do little. On the CPU emulator, also what
+ * it counted (add_counted_advice; it knows what the emulated GPU holds at once). On a GPU this
+ * runs after the speed case, at its n (the grader adds it to a failed speed rule's message;
+ * there the reference's grid is one wave); on the emulator, after the correctness cases at
+ * n = 2^20 + 7 (the emulated device reports an H100's 132 SMs), as advice without points.
  */
 static void say_advice(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads,
                        const kit_gpu *gpu)
@@ -255,13 +259,20 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
     kit_error err = {KIT_OK, ""};
     char advice[1000] = "";
     if (kit_workspace_init(&ws, n, &err) == KIT_OK && kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
+        kit_emu_counts mine_counted, theirs_counted;
+        int counted = kit_count_first_pass(graded, &ws, threads, &mine_counted, &err) == KIT_OK &&
+                      kit_count_first_pass(reference, &ws, threads, &theirs_counted, &err) == KIT_OK;
         size_t mine = (*graded->pass)(ws.device_input, ws.device_partial[0], n, threads);
         size_t theirs = (*reference->pass)(ws.device_input, ws.device_partial[1], n, threads);
-        if (kit_sync(10.0, &err) == KIT_OK && theirs > 0 && mine >= 2 * theirs) {
+        int beyond_a_wave = !counted || mine > mine_counted.resident_blocks;
+        if (kit_sync(10.0, &err) == KIT_OK && theirs > 0 && mine >= 2 * theirs && beyond_a_wave) {
             char wave[160] = "";
             if (gpu->sm_count > 0 && theirs % (size_t)gpu->sm_count == 0 && theirs * threads < n)
                 snprintf(wave, sizeof wave, " (one wave: the %d SMs of %s hold %zu blocks each at once)",
                          gpu->sm_count, KIT_RUNNER_DEVICE_WORDS, theirs / (size_t)gpu->sm_count);
+            else if (counted)
+                snprintf(wave, sizeof wave, " (the %s holds %s of yours at once)", KIT_RUNNER_DEVICE_WORDS,
+                         grouped(mine_counted.resident_blocks));
             add_advice(advice, sizeof advice, "your stage %d launched %s blocks of %u threads for n = %s in its "
                        "first pass; the reference launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads,
                        grouped(n), grouped(theirs), wave,
@@ -269,7 +280,8 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
                                                   "thread loop over many elements (a grid-stride loop)"
                                                 : "give each thread more inputs (more than one add while loading)");
         }
-        add_counted_advice(advice, sizeof advice, graded, reference, &ws, threads);
+        if (counted)
+            add_counted_advice(advice, sizeof advice, &mine_counted, &theirs_counted);
     }
     kit_workspace_free(&ws);
     if (advice[0])
