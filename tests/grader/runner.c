@@ -271,7 +271,7 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
                 snprintf(wave, sizeof wave, " (one wave: the %d SMs of %s hold %zu blocks each at once)",
                          gpu->sm_count, KIT_RUNNER_DEVICE_WORDS, theirs / (size_t)gpu->sm_count);
             else if (counted)
-                snprintf(wave, sizeof wave, " (the %s holds %s of yours at once)", KIT_RUNNER_DEVICE_WORDS,
+                snprintf(wave, sizeof wave, " (%s holds %s of yours at once)", KIT_RUNNER_DEVICE_WORDS,
                          grouped(mine_counted.resident_blocks));
             add_advice(advice, sizeof advice, "your stage %d launched %s blocks of %u threads for n = %s in its "
                        "first pass; the reference launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads,
