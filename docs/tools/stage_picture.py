@@ -828,7 +828,8 @@ class Canvas:
     def paragraph(self, x, y, s, size=12, width=AREA, color="#222", weight="normal", step=None):
         """Wrapped text; returns the y below it."""
         step = step or size * 1.35
-        for ln in wrap(s, size, width):
+        # bold glyphs are about 10% wider than the estimate wrap() makes for regular ones
+        for ln in wrap(s, size, width / 1.12 if weight == "bold" else width):
             self.text(x, y, ln, size, color=color, weight=weight)
             y += step
         return y
