@@ -104,6 +104,22 @@ double kit_hw_active_threads(const kit_hw_counters *c)
     return c->warp_instructions > 0 ? c->thread_instructions / c->warp_instructions : 0.0;
 }
 
+static double ratio_of(unsigned long long a, unsigned long long b) { return b ? (double)a / (double)b : 0.0; }
+
+double kit_emu_load_width(const kit_emu_counts *c) { return ratio_of(c->global_load_bytes, c->global_loads); }
+
+double kit_emu_conflicts_per_request(const kit_emu_counts *c)
+{
+    return ratio_of(c->shared_bank_conflicts, c->shared_requests);
+}
+
+double kit_emu_idle_lane_percent(const kit_emu_counts *c)
+{
+    return 100.0 * ratio_of(c->shared_idle_lanes, c->shared_active_lanes + c->shared_idle_lanes);
+}
+
+double kit_emu_barriers_per_block(const kit_emu_counts *c) { return ratio_of(c->block_barriers, c->blocks); }
+
 /* Splits one CSV line (fields in double quotes, "" inside one is a quote) into at most \p max
  * fields, in place. Returns the number of fields. */
 static int split_csv(char *line, char **fields, int max)

@@ -90,6 +90,15 @@ typedef struct kit_emu_counts {
     unsigned long long divergent_shared_requests; /**< requests where only some lanes take part */
 } kit_emu_counts;
 
+/** Bytes per global load (0 without loads): 4 for an int, 16 for an int4. */
+double kit_emu_load_width(const kit_emu_counts *c);
+/** Bank conflicts per shared-memory request (0 without requests). */
+double kit_emu_conflicts_per_request(const kit_emu_counts *c);
+/** Idle lanes as a percentage of all lane slots of the shared-memory requests. */
+double kit_emu_idle_lane_percent(const kit_emu_counts *c);
+/** Block barriers (__syncthreads meetings) per block. */
+double kit_emu_barriers_per_block(const kit_emu_counts *c);
+
 /**
  * Runs \p stage once, checked (kit_run_checked), and fills \p counts with what the CPU
  * emulator counted in its first pass. KIT_BAD_ARGUMENT when this build is not the emulator

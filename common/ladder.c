@@ -93,23 +93,23 @@ static int nvidia_device_present(void)
     return access("/dev/nvidiactl", F_OK) == 0;
 }
 
-/* Runs every row once more under ncu, before this process touches CUDA. Prints one line and
- * returns 0 when counters cannot be had (no ncu, not permitted): the ladder runs without. */
-static int measure_with_ncu(const kit_options *opt, ladder_row *rows, int count, const int *row_stage,
+/* Runs every row once more under ncu, before this process touches CUDA. When counters cannot
+ * be had (no ncu, not permitted) \p note says so in one line, and the ladder runs without. */
+static void measure_with_ncu(const kit_options *opt, ladder_row *rows, int count, const int *row_stage,
                             char *note, size_t note_size)
 {
     char ncu[4096], self[4096];
     kit_error err = {KIT_OK, ""};
     if (!nvidia_device_present())
-        return 0; /* the emulator takes over, and counts */
+        return; /* the emulator takes over, and counts */
     if (kit_ncu_find(ncu, sizeof ncu, &err) != KIT_OK) {
         snprintf(note, note_size, "no hardware counters: %s", err.message);
-        return 0;
+        return;
     }
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) {
         snprintf(note, note_size, "no hardware counters: cannot find this program's own path to run it under ncu");
-        return 0;
+        return;
     }
     self[len] = '\0';
     char n[32], threads[16], seed[32], timeout[16], which[16];
@@ -146,7 +146,6 @@ static int measure_with_ncu(const kit_options *opt, ladder_row *rows, int count,
     }
     if (isatty(2))
         fprintf(stderr, "\r%70s\r", "");
-    return 1;
 }
 
 static void run_timed_row(ladder_row *row, double bytes, kit_status status, const kit_error *err)
@@ -201,9 +200,8 @@ static void json_counters(const ladder_row *row, const kit_gpu *gpu, size_t n)
                "\"divergent_shared_requests\": %llu}",
                e->blocks, e->threads_per_block, e->resident_blocks, e->elements_per_thread, e->block_barriers,
                e->warp_meetings, e->global_loads, e->global_load_bytes, per((double)e->global_loads, (double)n),
-               per((double)e->global_load_bytes, (double)e->global_loads), e->shared_requests,
-               e->shared_bank_conflicts, per((double)e->shared_bank_conflicts, (double)e->shared_requests),
-               e->shared_active_lanes, e->shared_idle_lanes, e->divergent_shared_requests);
+               kit_emu_load_width(e), e->shared_requests, e->shared_bank_conflicts,
+               kit_emu_conflicts_per_request(e), e->shared_active_lanes, e->shared_idle_lanes, e->divergent_shared_requests);
     } else {
         const kit_hw_counters *c = &row->hw;
         printf(", \"counters\": {\"kernels\": %d, \"duration_ns\": %.0f, \"dram_bytes_read\": %.0f, "
@@ -238,8 +236,7 @@ static void csv_counters(const ladder_row *row, const kit_gpu *gpu, size_t n)
         const kit_emu_counts *e = &row->emu;
         printf(",%llu,%llu,%.4f,%llu,%llu,%.4f,%.2f,%llu,%.4f,%llu,%llu", e->blocks, e->resident_blocks,
                e->elements_per_thread, e->block_barriers, e->warp_meetings, per((double)e->global_loads, (double)n),
-               per((double)e->global_load_bytes, (double)e->global_loads), e->shared_requests,
-               per((double)e->shared_bank_conflicts, (double)e->shared_requests), e->shared_idle_lanes,
+               kit_emu_load_width(e), e->shared_requests, kit_emu_conflicts_per_request(e), e->shared_idle_lanes,
                e->divergent_shared_requests);
     } else {
         const kit_hw_counters *c = &row->hw;
@@ -268,12 +265,10 @@ static void table_counters(const ladder_row *rows, int count, const kit_gpu *gpu
             const kit_emu_counts *e = &rows[r].emu;
             if (!rows[r].counted)
                 continue;
-            double lanes = (double)(e->shared_active_lanes + e->shared_idle_lanes);
             printf("%-5s %8llu %9llu %6.1f %9.1f %10.4f %6.0f %10.2f %8.1f%% %9llu\n", rows[r].label, e->blocks,
-                   e->resident_blocks, e->elements_per_thread, per((double)e->block_barriers, (double)e->blocks),
-                   per((double)e->global_loads, (double)n), per((double)e->global_load_bytes, (double)e->global_loads),
-                   per((double)e->shared_bank_conflicts, (double)e->shared_requests),
-                   100.0 * per((double)e->shared_idle_lanes, lanes), e->divergent_shared_requests);
+                   e->resident_blocks, e->elements_per_thread, kit_emu_barriers_per_block(e),
+                   per((double)e->global_loads, (double)n), kit_emu_load_width(e), kit_emu_conflicts_per_request(e),
+                   kit_emu_idle_lane_percent(e), e->divergent_shared_requests);
         }
         (void)gpu;
         (void)threads;

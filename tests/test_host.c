@@ -323,6 +323,30 @@ START_TEST(counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub)
 }
 END_TEST
 
+START_TEST(emulator_count_ratios_are_per_request_per_block_and_zero_without_a_denominator)
+{
+    kit_emu_counts c;
+    memset(&c, 0, sizeof c);
+    ck_assert_double_eq(kit_emu_load_width(&c), 0.0);
+    ck_assert_double_eq(kit_emu_conflicts_per_request(&c), 0.0);
+    ck_assert_double_eq(kit_emu_idle_lane_percent(&c), 0.0);
+    ck_assert_double_eq(kit_emu_barriers_per_block(&c), 0.0);
+    /* stage 2's first pass at n = 4096, 256 threads, as the emulator counts it */
+    c.blocks = 16;
+    c.block_barriers = 144;
+    c.global_loads = 4096;
+    c.global_load_bytes = 16384;
+    c.shared_requests = 720;
+    c.shared_bank_conflicts = 1680;
+    c.shared_active_lanes = 16352;
+    c.shared_idle_lanes = 6688;
+    ck_assert_double_eq(kit_emu_load_width(&c), 4.0);
+    ck_assert_double_eq_tol(kit_emu_conflicts_per_request(&c), 1680.0 / 720.0, 1e-12);
+    ck_assert_double_eq_tol(kit_emu_idle_lane_percent(&c), 100.0 * 6688.0 / (16352.0 + 6688.0), 1e-12);
+    ck_assert_double_eq(kit_emu_barriers_per_block(&c), 9.0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("host");
@@ -353,6 +377,7 @@ int main(void)
     tcase_add_test(counters, ncu_output_without_one_of_the_metrics_names_the_missing_one);
     tcase_add_test(counters, counters_refused_by_the_driver_or_no_kernel_profiled_give_one_line);
     tcase_add_test(counters, counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub);
+    tcase_add_test(counters, emulator_count_ratios_are_per_request_per_block_and_zero_without_a_denominator);
     suite_add_tcase(suite, counters);
 
     SRunner *runner = srunner_create(suite);

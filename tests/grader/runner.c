@@ -209,24 +209,18 @@ static void add_advice(char *advice, size_t size, const char *format, ...)
  * stage does clearly worse than the reference. Nothing on a GPU (no such counts without ncu). */
 static void add_counted_advice(char *advice, size_t size, const kit_emu_counts *mine, const kit_emu_counts *theirs)
 {
-    double my_width = mine->global_loads ? (double)mine->global_load_bytes / mine->global_loads : 0;
-    double their_width = theirs->global_loads ? (double)theirs->global_load_bytes / theirs->global_loads : 0;
+    double my_width = kit_emu_load_width(mine), their_width = kit_emu_load_width(theirs);
     if (my_width > 0 && their_width >= 2 * my_width)
         add_advice(advice, size, "each of its loads from global memory reads %.0f bytes where the reference's "
                    "read %.0f: on a GPU, wider loads (int2, int4) need fewer instructions per byte to reach the "
                    "memory bandwidth", my_width, their_width);
-    double my_conflicts = mine->shared_requests ? (double)mine->shared_bank_conflicts / mine->shared_requests : 0;
-    double their_conflicts =
-        theirs->shared_requests ? (double)theirs->shared_bank_conflicts / theirs->shared_requests : 0;
+    double my_conflicts = kit_emu_conflicts_per_request(mine), their_conflicts = kit_emu_conflicts_per_request(theirs);
     if (my_conflicts >= their_conflicts + 0.5)
         add_advice(advice, size, "its first pass has %.2f shared-memory bank conflicts per request where the "
                    "reference has %.2f: the lanes of a warp ask one bank for different words (an index like "
                    "2*s*tid), so each request is served in several turns; sequential addressing (tid + s) reads "
                    "32 banks at once", my_conflicts, their_conflicts);
-    double my_lanes = (double)(mine->shared_active_lanes + mine->shared_idle_lanes);
-    double their_lanes = (double)(theirs->shared_active_lanes + theirs->shared_idle_lanes);
-    double my_idle = my_lanes > 0 ? 100.0 * mine->shared_idle_lanes / my_lanes : 0;
-    double their_idle = their_lanes > 0 ? 100.0 * theirs->shared_idle_lanes / their_lanes : 0;
+    double my_idle = kit_emu_idle_lane_percent(mine), their_idle = kit_emu_idle_lane_percent(theirs);
     if (my_idle >= their_idle + 20)
         add_advice(advice, size, "%.0f%% of the lanes of its warps sit idle in its shared-memory steps (the "
                    "reference: %.0f%%; %s divergent requests): lanes wait while others of their warp work, %s",
@@ -235,8 +229,7 @@ static void add_counted_advice(char *advice, size_t size, const kit_emu_counts *
                                           "work (index = 2*s*tid)"
                                         : "as with a test like tid % (2*s) == 0 or the tree's steps below 32 "
                                           "threads; finish the last 32 values with warp-level steps");
-    double my_barriers = mine->blocks ? (double)mine->block_barriers / mine->blocks : 0;
-    double their_barriers = theirs->blocks ? (double)theirs->block_barriers / theirs->blocks : 0;
+    double my_barriers = kit_emu_barriers_per_block(mine), their_barriers = kit_emu_barriers_per_block(theirs);
     if (my_barriers >= 1.5 * their_barriers && my_barriers >= their_barriers + 3)
         add_advice(advice, size, "each of its blocks meets at __syncthreads() %.0f times where the reference's "
                    "meet %.0f times: the last warp's steps need no block barrier", my_barriers, their_barriers);
