@@ -203,13 +203,17 @@ static kit_status launch_pass(const kit_stage *stage, const kit_workspace *ws, c
 #endif
     *count = (*stage->pass)(in, out, m, threads);
     cudaError_t code = cudaGetLastError();
-    if (code == cudaSuccess && *count != 0 && *count <= ws->capacity && (m == 1 ? *count == 1 : *count < m))
+    const int one_pass = stage->passes == KIT_PASSES_ONE;
+    if (code == cudaSuccess && *count != 0 && *count <= ws->capacity && (m == 1 || one_pass ? *count == 1 : *count < m))
         return KIT_OK; /* nothing else here: this runs inside the timed region */
     char what[256];
     describe_run(what, sizeof what, stage, ws, threads);
     if (code != cudaSuccess)
         return kit_fail(err, KIT_CUDA_ERROR, "%s: pass %d on %zu values did not launch: %s",
                         what, pass, m, cudaGetErrorString(code));
+    if (one_pass)
+        return kit_fail(err, KIT_BAD_LAUNCHER, "%s: stage %d finishes in one pass: its launcher must leave the "
+                        "whole sum in out[0] and return 1, but it returned %zu", what, stage->number, *count);
     return kit_fail(err, KIT_BAD_LAUNCHER, "%s: pass %d on %zu values returned %zu partial sums; "
                     "a pass must leave fewer values than it got (and at most %zu)",
                     what, pass, m, *count, ws->capacity);
@@ -348,7 +352,11 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
                 unwritten++;
                 first = i;
             }
-        if (unwritten == count) {
+        if (unwritten == count && stage->passes == KIT_PASSES_ONE) {
+            status = kit_fail(err, KIT_NO_RESULT, "stage %d wrote no result: fill in the TODO in %s (out[0] "
+                              "must hold the whole sum when the launcher's kernels end; %s)", stage->number,
+                              stage->source, what);
+        } else if (unwritten == count) {
             char blocks[64];
             if (count == 1)
                 snprintf(blocks, sizeof blocks, "the one block of pass %d did not write", pass);

@@ -55,8 +55,18 @@ kit_status kit_fail(kit_error *err, kit_status status, const char *format, ...)
 
 /* ---------------------------------------------------------------- stages */
 
-/** Number of stages in common/stages.def. */
-#define KIT_STAGE_COUNT 7
+/** How a stage's launcher finishes the reduction (the last column of common/stages.def). */
+typedef enum kit_passes {
+    KIT_PASSES_MANY = 0, /**< one partial sum per block; the harness calls it again until one is left */
+    KIT_PASSES_ONE = 1   /**< the whole sum in out[0], in one call of the launcher (which returns 1) */
+} kit_passes;
+
+/** Number of stages in common/stages.def (one `+ 1` per row). */
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes) +1
+enum { KIT_STAGE_COUNT = 0
+#include "stages.def"
+};
+#undef KIT_STAGE
 
 /** One row of common/stages.def, bound to one implementation (labs or solutions). */
 typedef struct kit_stage {
@@ -66,6 +76,7 @@ typedef struct kit_stage {
     const char *title;        /**< a few words on the idea */
     unsigned min_threads;     /**< smallest supported block size (power of two) */
     unsigned max_threads;     /**< largest supported block size (power of two) */
+    kit_passes passes;        /**< whether the launcher is called once or until one value is left */
     const kit_pass_fn *pass;  /**< the stage's launcher */
     const char *impl;         /**< "labs" or "solutions" */
     const char *source;       /**< path of the stage's .cu file, for messages */
