@@ -36,7 +36,8 @@ START_TEST(config_applies_global_and_per_stage_keys)
     kit_grade_config_default(&c);
     const char *text = "# comment\n\nspeedup.fraction = 0.7\npoints.speedup = 3  # all stages\n"
                        "stage7.points.speedup = 5\nstage7.min_speedup = 4.5\nspeedup.n = 2^24\n"
-                       "speedup.attempts=2\nspeedup.rounds = 9\nspeedup.reps = 4\nspeedup.threads = 512\n";
+                       "speedup.attempts=2\nspeedup.rounds = 9\nspeedup.reps = 4\nspeedup.threads = 512\n"
+                       "stage8.latency_n = 2^18\nstage3.latency_n = 0\n";
     ck_assert_int_eq(kit_grade_config_parse(&c, text, "test.conf", &err), KIT_OK);
     ck_assert(c.speedup_fraction == 0.7);
     ck_assert(c.points[1][1] == 3 && c.points[6][1] == 3 && c.points[7][1] == 5);
@@ -46,6 +47,7 @@ START_TEST(config_applies_global_and_per_stage_keys)
     ck_assert_int_eq(c.speedup_rounds, 9);
     ck_assert_int_eq(c.speedup_reps, 4);
     ck_assert_uint_eq(c.speedup_threads, 512);
+    ck_assert(c.latency_n[8] == (size_t)1 << 18 && c.latency_n[3] == 0 && c.latency_n[7] == 0);
 }
 END_TEST
 
@@ -54,7 +56,9 @@ static const struct {
 } bad_configs[] = {
     {"speedup.fraction = fast\n", "test.conf:1: 'fast' is not a valid value for speedup.fraction"},
     {"\nspeedup.fractoin = 0.5\n", "test.conf:2: unknown key 'speedup.fractoin'"},
-    {"stage8.min_speedup = 2\n", "unknown key 'stage8.min_speedup'"},
+    {"stage9.min_speedup = 2\n", "unknown key 'stage9.min_speedup'"},
+    {"stage8.latency_n = small\n", "not a valid value for stage8.latency_n"},
+    {"stage8.latency_n = 2^31\n", "not a valid value for stage8.latency_n"},
     {"stage3.points.elegance = 2\n", "unknown key"},
     {"points.correctness\n", "expected 'key = value'"},
     {"speedup.threads = 100\n", "not a valid value for speedup.threads"},
@@ -491,7 +495,7 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
              "--student bob > %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, csv, dir);
     ck_assert_int_eq(system(command), 0);
     snprintf(command, sizeof command, "grep -q 'stage 2 correctness: stage 2 wrote no result' %s/out.txt && "
-             "grep -q '\"tests\"' %s && grep -q '^bob,0,0,0,0,0,0,0,0,70$' %s", dir, json, csv);
+             "grep -q '\"tests\"' %s && grep -q '^bob,0,0,0,0,0,0,0,0,0,80$' %s", dir, json, csv);
     ck_assert_int_eq(system(command), 0);
     snprintf(command, sizeof command, "%s --results %s --stage 9 2>/dev/null", KIT_GRADE_REPORT, dir);
     ck_assert_int_ne(system(command), 0);

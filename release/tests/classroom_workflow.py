@@ -66,8 +66,8 @@ def kit_stages(kit):
     return stages
 
 
-def points_without_gpu(config_path):
-    """{k: correctness + sanitizer points} from grading.conf (speed needs a GPU)."""
+def points_without_gpu(config_path, numbers):
+    """{k: correctness + sanitizer points} for the stages \p numbers, from grading.conf (speed needs a GPU)."""
     base = {"correctness": 6.0, "sanitizer": 2.0}
     per_stage = {}
     with open(config_path) as f:
@@ -77,7 +77,7 @@ def points_without_gpu(config_path):
                 per_stage.setdefault(int(m.group(1)), {})[m.group(2)] = float(m.group(3))
             elif m:
                 base[m.group(2)] = float(m.group(3))
-    return {k: sum(dict(base, **per_stage.get(k, {})).values()) for k in range(1, 8)}
+    return {k: sum(dict(base, **per_stage.get(k, {})).values()) for k in numbers}
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -125,7 +125,7 @@ def check_wiring(workflow, kit, config):
     if not steps or not str(steps[0].get("uses", "")).startswith(CHECKOUT + "@"):
         problems.append("the first step must be %s" % CHECKOUT)
     by_id = {s.get("id"): s for s in steps if s.get("id")}
-    points = points_without_gpu(config)
+    points = points_without_gpu(config, [k for k, _, _ in kit_stages(kit)])
     reporter = [s for s in steps if str(s.get("uses", "")).startswith(REPORTER + "@")]
     if len(reporter) != 1 or reporter[0] is not steps[-1]:
         problems.append("the last step, and only it, must be %s" % REPORTER)
@@ -339,7 +339,7 @@ def main():
         if k not in keep:
             shutil.rmtree(os.path.join(workspace, "labs", d), ignore_errors=True)
     say("   stages %s (released: %s)" % (" ".join(map(str, keep)), " ".join(map(str, released))))
-    points = points_without_gpu(os.path.join(kit, "tests", "grading.conf"))
+    points = points_without_gpu(os.path.join(kit, "tests", "grading.conf"), [k for k, _, _ in kit_stages(kit)])
 
     def expect(graders, totals, failing):
         bad = []

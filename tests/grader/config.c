@@ -108,6 +108,16 @@ static int apply(kit_grade_config *c, const char *key, const char *value, const 
                (sscanf(key, "stage%d.%n", &stage, &used) == 1 && used > 0 && stage >= 1 &&
                 stage <= KIT_STAGE_COUNT)) {
         const char *rest = stage ? key + used : key;
+        if (stage && strcmp(rest, "latency_n") == 0) {
+            size_t n = 0;
+            kit_error ignored;
+            if (strcmp(value, "0") == 0)
+                n = 0; /* no second speed case */
+            else if (kit_parse_count(value, key, &n, &ignored) != KIT_OK || n < 1 || n > KIT_MAX_N)
+                goto bad_value;
+            c->latency_n[stage] = n;
+            return 1;
+        }
         if (stage && strcmp(rest, "min_speedup") == 0) {
             if (!parse_number(value, 0.0, 1000.0, &v))
                 goto bad_value;

@@ -73,6 +73,8 @@ typedef struct kit_grade_config {
     size_t speedup_n;          /**< input size of the speedup case (2^26) */
     unsigned speedup_threads;  /**< block size of the speedup case (256) */
     double min_speedup[KIT_STAGE_COUNT + 1];        /**< absolute floor, 0 = none */
+    size_t latency_n[KIT_STAGE_COUNT + 1];          /**< a second speed case at this small n, where launch
+                                                         latency decides (stage 8: 2^18); 0 = none */
     double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
 } kit_grade_config;
 
