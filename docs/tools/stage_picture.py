@@ -175,18 +175,42 @@ class Parser:
 
 # ----------------------------------------------------------------------------- translation
 
-TYPE_RE = re.compile(r"^(?:static\s+)?(?:const\s+)?(unsigned\s+int|unsigned|int4|int|size_t)\b\s*")
+TYPE_RE = re.compile(r"^(?:static\s+)?(?:const\s+)?(unsigned\s+long\s+long|long\s+long|unsigned\s+int|unsigned|int4|int|"
+                     r"size_t)\b\s*")
+WIDE = re.compile(r"long\s+long$")   # 64-bit types: never wrapped to 32 bits (the model's sums are symbolic)
+CAST = re.compile(r"\(\s*(?:unsigned\s+long\s+long|long\s+long|unsigned\s+int|unsigned|int|size_t)\s*\)")
 
 
-def translate_expr(e):
+def call_helpers(e, helpers):
+    """A call of one of the file's __device__ functions runs it as a generator, so that its
+    shuffles and barriers still meet the other threads: f(x) -> (yield from f(x))."""
+    for name in helpers:
+        start = 0
+        while True:
+            m = re.compile(r"\b%s\s*\(" % re.escape(name)).search(e, start)
+            if not m:
+                break
+            close = matching(e, m.end() - 1, "(", ")")
+            e = e[:m.start()] + "(yield from %s(%s))" % (name, e[m.end():close]) + e[close + 1:]
+            start = m.start() + len("(yield from ")  + len(name)
+    return e
+
+
+def translate_expr(e, helpers=(), device_vars=()):
+    e = call_helpers(e, helpers)
+    # atomicAdd(&word, v) on a __device__ variable: the model adds at once (its blocks run one
+    # after another, so they arrive in block order) and records the add
+    e = re.sub(r"\batomicAdd\s*\(\s*&\s*(\w+)\s*,", lambda m: '_atomic_add("%s",' % m.group(1), e)
+    for name in device_vars:
+        e = re.sub(r"(?<![\w.\"])%s\b(?!\")" % re.escape(name), "_dev." + name, e)
     e = re.sub(r"\(\s*const\s+int4\s*\*\s*\)\s*(\w+)", r"_int4(\1)", e)
-    e = re.sub(r"\(\s*(?:unsigned\s+int|unsigned|int|size_t)\s*\)", "", e)
+    e = CAST.sub("", e)
     e = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", e)
     e = re.sub(r"__syncthreads\s*\(\s*\)", '(yield ("sync",))', e)
     e = re.sub(r"__syncwarp\s*\([^()]*\)", '(yield ("syncwarp",))', e)
     e = re.sub(r"__shfl_(down|xor)_sync\s*\(([^,()]+),([^,()]+),([^,()]+)\)",
                r'(yield ("shfl_\1", \3, \4))', e)
-    if re.search(r"\+\+|--|->|#|\bsizeof\b|&(?!&)\s*\w+\s*\[|<<<|\bgoto\b|\bdo\b", e):
+    if re.search(r"\+\+|--|->|#|\bsizeof\b|&(?!&)\s*\w+\s*\[|<<<|\bgoto\b|\bdo\b|\batomic\w*\s*\(", e):
         raise StageCodeError("the picture generator does not understand: %s" % e)
     e = e.replace("&&", " and ").replace("||", " or ")
     e = re.sub(r"!(?!=)", " not ", e)
@@ -229,14 +253,26 @@ def ternary(e):
 
 
 class Emitter:
-    def __init__(self):
+    """Python lines from parsed C statements. helpers: the file's __device__ functions (called
+    through yield from); device_vars: its __device__ variables (one per launch, in _dev)."""
+
+    def __init__(self, helpers=(), device_vars=()):
         self.lines = []
         self.unsigned = set()
+        self.helpers, self.device_vars = tuple(helpers), tuple(device_vars)
 
     def emit(self, depth, line):
         self.lines.append("    " * depth + line)
 
+    def expr(self, e):
+        return translate_expr(e, self.helpers, self.device_vars)
+
     def simple(self, depth, text):
+        m = re.match(r"^(extern\s+)?__shared__\s+(?:unsigned\s+)?\w+\s+(\w+)\s*\[([^\]]*)\]$", text)
+        if m and not m.group(1) and m.group(3).strip():
+            # a static array: the block's shared memory (sdata) under this name and size
+            self.emit(depth, '%s = sdata.declare("%s", %s)' % (m.group(2), m.group(2), self.expr(m.group(3))))
+            return
         if re.match(r"^(extern\s+)?__shared__\b", text):
             self.emit(depth, "pass")
             return
@@ -245,7 +281,7 @@ class Emitter:
             return
         m = TYPE_RE.match(text)
         if m:
-            is_unsigned = m.group(1).startswith("unsigned") or m.group(1) == "size_t"
+            is_unsigned = (m.group(1).startswith("unsigned") or m.group(1) == "size_t") and not WIDE.search(m.group(1))
             for decl in split_top(text[m.end():], ","):
                 dm = re.match(r"^\*?\s*(\w+)\s*(?:=(.*))?$", decl)
                 if not dm:
@@ -259,11 +295,16 @@ class Emitter:
         if m:
             self.assign(depth, m.group(1), m.group(2), m.group(3))
             return
-        self.emit(depth, translate_expr(text))
+        self.emit(depth, self.expr(text))
 
     def assign(self, depth, name, op, expr):
-        rhs = translate_expr(expr)
+        rhs = self.expr(expr)
         op = "//=" if op == "/=" else op
+        if name in self.device_vars:
+            # a plain store to a __device__ variable (no atomic): recorded, for the picture
+            self.emit(depth, '_dev_store("%s", %s%s)' % (name, rhs, "" if op == "=" else
+                                                         ", %r" % op[:-1]))
+            return
         self.emit(depth, "%s %s %s" % (name, op, rhs))
         if name in self.unsigned:
             self.emit(depth, "%s = _u32(%s)" % (name, name))
@@ -283,19 +324,19 @@ class Emitter:
         elif kind == "block":
             self.block(depth, st[1])
         elif kind == "if":
-            self.emit(depth, "if %s:" % translate_expr(st[1]))
+            self.emit(depth, "if %s:" % self.expr(st[1]))
             self.block(depth + 1, st[2])
             if st[3]:
                 self.emit(depth, "else:")
                 self.block(depth + 1, st[3])
         elif kind == "while":
-            self.emit(depth, "while _loop_test(%s):" % translate_expr(st[1]))
+            self.emit(depth, "while _loop_test(%s):" % self.expr(st[1]))
             self.block(depth + 1, st[2])
         elif kind == "for":
             init, cond, update, body = st[1:]
             if init:
                 self.simple(depth, init)
-            self.emit(depth, "while _loop_test(%s):" % (translate_expr(cond) if cond else "True"))
+            self.emit(depth, "while _loop_test(%s):" % (self.expr(cond) if cond else "True"))
             self.block(depth + 1, body)
             if update:
                 self.simple(depth + 1, update)
@@ -314,7 +355,26 @@ def translate_kernel(source):
         raise StageCodeError("no __global__ kernel named %s" % kernel)
     template = km.group(2)
     kbody = function_body(text[km.start():], kernel)
-    em = Emitter()
+    # The file's __device__ variables (one copy per launch, in _dev) and functions (generators,
+    # so that a shuffle in them meets the other lanes).
+    device_vars = dict((name, init.strip() if init else "0") for name, init in re.findall(
+        r"__device__\s+(?:volatile\s+)?(?:unsigned\s+long\s+long|long\s+long|unsigned\s+int|unsigned|int)\s+(\w+)"
+        r"\s*(?:=\s*([^;]+))?;", text))
+    helpers = []
+    for hm in re.finditer(r"__device__\s+(?:(?:__forceinline__|__noinline__|inline|static|const)\s+)*"
+                          r"(?:unsigned\s+long\s+long|long\s+long|unsigned\s+int|unsigned|int|void)\s+(\w+)\s*\(", text):
+        close = matching(text, hm.end() - 1, "(", ")")
+        if text[close + 1:].lstrip().startswith("{"):
+            params = [re.sub(r"[*&]", " ", p).split()[-1] for p in split_top(text[hm.end():close], ",")
+                      if p and p != "void"]
+            helpers.append((hm.group(1), params))
+    names = [h for h, _ in helpers]
+    em = Emitter(names, device_vars)
+    em.emit(0, "_DEVICE_VARS = {%s}" % ", ".join('"%s": %s' % (k, em.expr(v)) for k, v in device_vars.items()))
+    for name, params in helpers:
+        em.emit(0, "def %s(%s):" % (name, ", ".join(params)))
+        em.emit(1, "if False: yield None")
+        em.block(1, Parser(tokens(function_body(text, name))).block())
     em.emit(0, "def kernel(in_, out, n, threadIdx, blockIdx, blockDim, gridDim, sdata, %s):"
             % (template or "_blockSize"))
     em.emit(1, "if False: yield None")
@@ -346,10 +406,14 @@ class V:
         self.leaves, self.parents, self.dup = leaves, parents, dup
 
     def __add__(self, other):
+        if isinstance(other, Word):
+            return other + self
         if isinstance(other, int):
+            if abs(other) >= PACKED:
+                return Word(other, self)   # a count packed above the sum's bits (stage 8's word)
             if other != 0:
                 raise SimError("a value is added to a non-zero constant")
-            return self
+            return V(self.leaves, (self,), self.dup)   # a new value: where it goes is its own
         return V(self.leaves | other.leaves, (self, other),
                  self.dup or other.dup or bool(self.leaves & other.leaves))
 
@@ -358,6 +422,56 @@ class V:
     @property
     def count(self):
         return len(self.leaves)
+
+
+# A sum of ints stays far below 2^32 in a picture; a constant at least this large added to one
+# is a field packed above it (a count in the high bits of a 64-bit word).
+PACKED = 1 << 32
+
+
+class Word:
+    """A 64-bit integer made of an exact constant and a sum of inputs: c + v, as in stage 8's
+    word of (blocks << 48) + their sum. Shifting it right by k bits is exact when the constant's
+    low k bits are 2^(k-1) (the rounding the kernel adds), whatever the sum, as long as
+    |sum| < 2^(k-1); subtracting the whole constant leaves the sum."""
+    __slots__ = ("c", "v")
+
+    def __init__(self, c, v):
+        self.c, self.v = c, v
+
+    def __add__(self, other):
+        if isinstance(other, Word):
+            return Word(self.c + other.c, self.v + other.v)
+        if isinstance(other, V):
+            return Word(self.c, self.v + other)
+        if isinstance(other, int):
+            return self.v if self.c + other == 0 else Word(self.c + other, self.v)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, int):
+            return self + (-other)
+        raise SimError("the picture cannot subtract a sum of inputs from a packed word")
+
+    def __rshift__(self, k):
+        low = self.c & ((1 << k) - 1)
+        if k < 1 or low != 1 << (k - 1):
+            raise SimError("a packed word shifted right by %d bits without the rounding 2^%d: its high "
+                           "bits would depend on the sum's sign" % (k, k - 1))
+        return self.c >> k
+
+    def fields(self, shift):
+        """(the count above bit `shift`, the sum below it) of a word the kernel built."""
+        return self.c >> shift, self.v
+
+
+class DeviceVars:
+    """The file's __device__ variables for one launch; what is stored in them is recorded."""
+
+    def __init__(self, initial):
+        self.__dict__.update(initial)
 
 
 class D3:
@@ -374,6 +488,7 @@ class Recorder:
         self.block_barriers = 0   # __syncthreads meetings of this block
         self.warp_meetings = 0    # __syncwarp / shuffle meetings, once per warp
         self.loop_tests = {}      # thread -> how often it evaluated a loop condition
+        self.shared_name, self.shared_size = "sdata", 0   # the block's shared array (Shared sets them)
 
     def add(self, **kw):
         kw.update(phase=self.phase, block=self.block, tid=self.tid)
@@ -383,6 +498,16 @@ class Recorder:
 class Shared:
     def __init__(self, size, rec):
         self.cells, self.rec, self.size = [0] * size, rec, size
+        rec.shared_name, rec.shared_size = "sdata", size
+
+    def declare(self, name, size):
+        """__shared__ int name[size]: the block's shared memory under that name and size."""
+        if not isinstance(size, int) or size < 1:
+            raise SimError("shared array %s[%s]: the size is not a positive number" % (name, size))
+        self.size = size
+        self.cells = self.cells[:size] + [0] * max(0, size - len(self.cells))
+        self.rec.shared_name, self.rec.shared_size = name, size
+        return self
 
     def check(self, k):
         if not isinstance(k, int) or k < 0 or k >= self.size:
@@ -491,15 +616,18 @@ def run_block(kernel_fn, n, threads, block, grid, warp, rec, template):
                     else:
                         lane = t % warp
                         k = y[2]
+                        if warp != REAL_WARP and isinstance(k, int) and k >= warp:
+                            raise SimError("a shuffle by %d lanes in the scaled model's %d-lane warp: this kernel "
+                                           "is written for 32-lane warps" % (k, warp))
                         src_lane = lane + k if y[0] == "shfl_down" else lane ^ k
                         src = w * warp + src_lane
                         rec.tid = t
                         if 0 <= src_lane < warp and src in vals and vals[src][0] == y[0]:
                             send[t] = vals[src][1]
-                            rec.add(kind="shfl", index=t, src=src, offset=k, value=vals[src][1])
+                            rec.add(kind="shfl", index=t, src=src, offset=k, value=vals[src][1], mode=y[0])
                         else:  # no such lane: the shuffle hands back the lane's own value
                             send[t] = y[1]
-                            rec.add(kind="shfl", index=t, src=None, offset=k, value=None)
+                            rec.add(kind="shfl", index=t, src=None, offset=k, value=None, mode=y[0])
                     state[t] = ("run", None)
             rec.phase += 1
             continue
@@ -538,10 +666,29 @@ def build(kernel_src, launcher_src, defines):
         rec.loop_tests[rec.tid] = rec.loop_tests.get(rec.tid, 0) + 1
         return cond
 
-    env = {"_u32": u32, "_int4": Int4View, "_loop_test": loop_test}
+    def atomic_add(name, value):
+        """atomicAdd on a __device__ variable: returns the old value, records the add."""
+        rec, dev = holder["rec"], env["_dev"]
+        old = getattr(dev, name)
+        new = old + value
+        setattr(dev, name, new)
+        rec.add(kind="atomic", name=name, old=old, added=value, new=new)
+        return old
+
+    def dev_store(name, value, op=None):
+        rec, dev = holder["rec"], env["_dev"]
+        if op is not None:
+            value = eval("_a %s _b" % op, {}, {"_a": getattr(dev, name), "_b": value})
+        setattr(dev, name, value)
+        rec.add(kind="store", name=name, value=value)
+
+    env = {"_u32": u32, "_int4": Int4View, "_loop_test": loop_test, "_atomic_add": atomic_add,
+           "_dev_store": dev_store}
     env.update(defines)
     exec(launcher_src, env)
     exec(kernel_src, env)
+    env["_dev"] = DeviceVars(env.get("_DEVICE_VARS", {}))   # fresh for each launch (build() each time)
+    holder["dev"] = env["_dev"]
     # Stage 7's launcher asks how many blocks the GPU holds at once: the emulated GPU's answer,
     # the one reduce_ladder_emu gives, so that the picture's launch is the emulator's.
     env["resident_blocks"] = lambda t: emulated_resident_blocks(t)
@@ -662,21 +809,36 @@ def ancestors(v):
 
 
 def cell_count(v):
+    if isinstance(v, Word):
+        v = v.v
     return v.count if isinstance(v, V) else 0
+
+
+def xor_results(row, useful):
+    """A row of xor shuffles: lane t's value goes to lane t ^ k and stays in lane t, so whether
+    what lane t received is used says nothing about lane t. A lane's step counts as used when
+    the sum it holds after the step does (row["shown"], the values carried on from it)."""
+    if not any(o.get("mode") == "shfl_xor" for o in row["ops"]):
+        return
+    shown = row.get("shown", {})
+    for o in row["ops"]:
+        o["useful"] = o["tid"] in shown and id(shown[o["tid"]]) in useful
 
 
 def steps_of(rec, threads, warp, banks, final):
     """The rows of the picture for one block: load, tree steps, shuffles, the write."""
     useful = ancestors(final) if final is not None else set()
     phases = sorted(set(e["phase"] for e in rec.events))
-    cells = [0] * threads
-    regs = {}
+    cells = [0] * max(threads, rec.shared_size)
+    stored = set()   # the shared slots written so far (the others hold nothing worth a number)
     rows = []
     for p in phases:
         evs = [e for e in rec.events if e["phase"] == p]
         ops, reads_by_tid, active = [], {}, set()
         new_cells = list(cells)
         kind = "tree"
+        # a register written to shared memory with no shared read: from the row above (a shuffle)
+        from_regs = bool(rows) and rows[-1]["kind"] in ("shfl", "register", "regload")
         for e in evs:
             t = e["tid"]
             if e["kind"] == "sread":
@@ -684,8 +846,15 @@ def steps_of(rec, threads, warp, banks, final):
             elif e["kind"] == "load":
                 reads_by_tid.setdefault(t, [])
                 kind = "load"
+            elif e["kind"] == "atomic":
+                kind = "atomic"
+                ops.append(dict(tid=t, dst=("r", t), srcs=[("r", t)], value=e["added"], word=e, useful=True))
+                active.add(t)
             elif e["kind"] == "swrite":
                 srcs = [("s", k) for k in reads_by_tid.get(t, []) if k != e["index"]]
+                if from_regs and not reads_by_tid.get(t):
+                    srcs = [("r", t)]
+                    kind = "store"
                 ops.append(dict(tid=t, dst=("s", e["index"]), srcs=srcs, value=e["value"],
                                 useful=id(e["value"]) in useful))
                 new_cells[e["index"]] = e["value"]
@@ -694,7 +863,7 @@ def steps_of(rec, threads, warp, banks, final):
             elif e["kind"] == "shfl":
                 kind = "shfl"
                 ops.append(dict(tid=t, dst=("r", t), srcs=[("r", e["src"])] if e["src"] is not None else [],
-                                value=e["value"], offset=e["offset"],
+                                value=e["value"], offset=e["offset"], mode=e.get("mode"),
                                 useful=e["value"] is not None and id(e["value"]) in useful))
                 active.add(t)
             elif e["kind"] == "out":
@@ -715,15 +884,23 @@ def steps_of(rec, threads, warp, banks, final):
         for o in ops:
             if o["value"] is None and o["dst"][0] == "r" and o["tid"] in regvals and kind == "register":
                 o["value"] = regvals[o["tid"]]
+        if not ops and kind == "load" and regvals:
+            # the loads summed in registers, carried into the first shuffle (no shared memory)
+            kind = "regload"
+            for t, v in sorted(regvals.items()):
+                ops.append(dict(tid=t, dst=("r", t), srcs=[], value=v, useful=id(v) in useful))
+                active.add(t)
         if not ops:
             # only the sums the lanes carry into their next shuffle: show them in the shuffle row
             if regvals and rows and rows[-1]["kind"] == "shfl":
                 rows[-1]["shown"] = regvals
+                xor_results(rows[-1], useful)
             continue
-        if kind == "out" and rows and rows[-1]["kind"] == "shfl":
+        if kind in ("out", "store", "atomic") and rows and rows[-1]["kind"] == "shfl":
             rows[-1].setdefault("shown", {})
             for o in ops:
-                rows[-1]["shown"][o["tid"]] = o["value"]
+                v = o["value"]
+                rows[-1]["shown"][o["tid"]] = v.v if isinstance(v, Word) else v
         # bank conflicts: per warp, the k-th shared access of each lane is one instruction
         worst, conflict_cells = 1, set()
         seq = {}
@@ -749,10 +926,14 @@ def steps_of(rec, threads, warp, banks, final):
             a = sum(1 for t in range(w * warp, (w + 1) * warp) if t in active)
             warps.append(a)
         offsets = sorted(set((o["srcs"][-1][1] - o["dst"][1]) for o in ops
-                             if o["srcs"] and o["dst"][0] == "s"))
+                             if o["srcs"] and o["dst"][0] == "s" and o["srcs"][-1][0] == "s"))
+        if kind in ("store", "atomic", "out") and rows and rows[-1]["kind"] == "shfl":
+            xor_results(rows[-1], useful)
+        stored |= set(o["dst"][1] for o in ops if o["dst"][0] == "s")
         rows.append(dict(kind=kind, ops=ops, before=cells, after=new_cells, warps=warps,
                          conflict=worst, conflict_cells=conflict_cells, offsets=offsets,
-                         active=len(active)))
+                         active=len(active), slots=rec.shared_size or threads, shared_name=rec.shared_name,
+                         stored=set(stored)))
         cells = new_cells
     return rows
 
@@ -906,24 +1087,60 @@ def draw_input(cv, y, n, grid, threads, recs):
     return y, problems
 
 
-def row_label(row, step_no):
+def shift_text(c):
+    """A packed constant as the code writes it: 2^48 -> '(1 << 48)'."""
+    return "(1 << %d)" % (c.bit_length() - 1) if c > 0 and c & (c - 1) == 0 else "{:,}".format(c)
+
+
+def row_label(row, step_no, warp=REAL_WARP):
+    name = row.get("shared_name", "sdata")
     if row["kind"] == "load":
         return "load", "each thread stores what it read"
+    if row["kind"] == "regload":
+        return "load", "each thread adds what it reads in a register, sum"
     if row["kind"] == "shfl":
         offs = sorted(set(o["offset"] for o in row["ops"]), reverse=True)
+        if any(o.get("mode") == "shfl_xor" for o in row["ops"]):
+            return "shuffle", "sum += the sum of lane t xor %s" % ", ".join(map(str, offs))
         return "shuffle", "sum += the sum of lane t + %s" % ", ".join(map(str, offs))
     if row["kind"] == "out":
         return "write", "out[blockIdx.x] = the sum"
+    if row["kind"] == "store":
+        per_warp = all(o["tid"] % warp == 0 and o["dst"][1] == o["tid"] // warp for o in row["ops"])
+        return "store", ("lane 0 of each warp: %s[warp] = its warp's sum" % name if per_warp else
+                         "%s[...] = sum" % name)
+    if row["kind"] == "atomic":
+        o0 = row["ops"][0]
+        added = o0["value"]
+        what = shift_text(added.c) + " + sum" if isinstance(added, Word) else "sum"
+        return "atomicAdd", "thread %d: %s += %s" % (o0["tid"], o0["word"]["name"], what)
     if row["kind"] == "register":
         o0 = row["ops"][0]
-        terms = ["sdata[t%s]" % ("" if k == o0["tid"] else " + %d" % (k - o0["tid"])) for _, k in o0["srcs"]]
+        terms = ["%s[t%s]" % (name, "" if k == o0["tid"] else " + %d" % (k - o0["tid"])) for _, k in o0["srcs"]]
         return "registers", "sum = " + " + ".join(terms)
     detail = ("sdata[t] += sdata[t + %s]" % ", ".join(map(str, row["offsets"]))) if row["offsets"] else ""
     return "step %d" % step_no, detail
 
 
-def draw_rows(cv, y, threads, warp, rows):
-    """Block 0, one row per step. Returns the y below the last row."""
+LEVEL_FILL, LEVEL_INK = "#e9eff8", "#1f4e8c"
+
+
+def draw_level(cv, y, number, title, words):
+    """A level's band across the picture (the one-pass stage): 'Level 2, in a warp: ...'.
+    Returns the y below it."""
+    lead = "Level %d, %s." % (number, title)
+    lines = wrap(words, 12.5, AREA - 24)
+    h = 30 + 16.5 * len(lines)
+    cv.rect(MARGIN, y, AREA, h, LEVEL_FILL, "#b9cbe6", 1.0, rx=4)
+    cv.rect(MARGIN, y, 6, h, LEVEL_INK, rx=2)
+    cv.text(MARGIN + 16, y + 21, lead, 15, color=LEVEL_INK, weight="bold")
+    cv.paragraph(MARGIN + 16, y + 40, words, 12.5, width=AREA - 24, color="#222")
+    return y + h + 10
+
+
+def draw_rows(cv, y, threads, warp, rows, levels=None):
+    """Block 0, one row per step. Returns the y below the last row. levels: {row index:
+    (number, title, words)}, a band drawn above that row (one_pass_levels())."""
     per_line = min(32, threads)
     pitch = AREA / per_line
     cell_w = pitch - (1 if pitch < 40 else 4)
@@ -931,15 +1148,18 @@ def draw_rows(cv, y, threads, warp, rows):
     places = []   # per row: {("s" or "r", index): (x, y of the cell's top)}
     step_no = 0
     for r_i, row in enumerate(rows):
-        is_reg = row["kind"] in ("shfl", "register", "out")
+        if levels and r_i in levels:
+            y = draw_level(cv, y, *levels[r_i])
+        is_reg = row["kind"] in ("shfl", "register", "out", "regload", "atomic")
         if row["kind"] == "tree":
             step_no += 1
-        label, detail = row_label(row, step_no)
+        label, detail = row_label(row, step_no, warp)
         written = dict((o["dst"][1], o) for o in row["ops"])
+        slots = min(threads, row.get("slots") or threads)
         if is_reg:
             line_ids = sorted(set(k // per_line for k in written))
         else:
-            line_ids = list(range((threads + per_line - 1) // per_line))
+            line_ids = list(range((slots + per_line - 1) // per_line))
         # header: what the step does, which warps work, bank conflicts
         cv.text(MARGIN, y + 14, label, 13.5, weight="bold", halo=True)
         cv.text(MARGIN + 13.5 * 0.68 * len(label) + 12, y + 14, detail, 12.5, color="#333", halo=True)
@@ -961,7 +1181,7 @@ def draw_rows(cv, y, threads, warp, rows):
         line2 = []
         if divergent:
             line2.append("%d divergent" % divergent)
-        if row["kind"] not in ("shfl", "out"):
+        if row["kind"] not in ("shfl", "out", "regload", "atomic"):
             line2.append("bank conflicts: %s" % ("%d-way" % row["conflict"] if row["conflict"] > 1 else "none"))
         status = summary + ("; " + "; ".join(line2) if line2 else "")
         cv.text(MARGIN + AREA, y + 34, status, 11.5, "end",
@@ -971,7 +1191,7 @@ def draw_rows(cv, y, threads, warp, rows):
         where = {}
         for li, line in enumerate(line_ids):
             ly = top + li * LINE_PITCH
-            for col in range(line * per_line, min(threads, (line + 1) * per_line)):
+            for col in range(line * per_line, min(threads if is_reg else slots, (line + 1) * per_line)):
                 x = xs(col)
                 o = written.get(col)
                 where[("r" if is_reg else "s", col)] = (x, ly)
@@ -996,7 +1216,8 @@ def draw_rows(cv, y, threads, warp, rows):
                     hit = col in row["conflict_cells"]
                     cv.rect(x, ly, cell_w, CELL_H, fill, "#d62728" if hit else "#9a9a9a", 2.2 if hit else 0.8)
                     val = str(cell_count(v)) + ("!" if isinstance(v, V) and v.dup else "")
-                    cv.number(x, ly + 17, cell_w, val)
+                    if col in row.get("stored", (col,)):   # a slot nobody wrote holds nothing to count
+                        cv.number(x, ly + 17, cell_w, val)
                 if o is not None:
                     cv.text(x + cell_w / 2, ly + CELL_H + 12, "t%d" % o["tid"], MIN_FONT, "middle",
                             "#2b5d9b" if o.get("useful", True) else "#9aa9bb")
@@ -1006,6 +1227,8 @@ def draw_rows(cv, y, threads, warp, rows):
             for o in row["ops"]:
                 if not o.get("useful", True) and row["kind"] == "shfl":
                     continue
+                if row["kind"] == "shfl" and isinstance(o["value"], int):
+                    continue   # a lane with nothing in it (a 0): no arrow
                 dx, dy = where[o["dst"]]
                 # of two sources in one column (sdata[t] and sdata[t + 32] into lane t), the
                 # lower one's arrow hides the upper one's: draw that one only
@@ -1023,6 +1246,163 @@ def draw_rows(cv, y, threads, warp, rows):
         places.append(where)
         y = top + len(line_ids) * LINE_PITCH + 8
     return y
+
+
+# ----------------------------------------------------------------------------- one pass (stage 8)
+
+def one_pass_of(recs):
+    """A launch whose blocks meet in an atomic add on a __device__ word, as the model ran it: per
+    block (in the order the model runs them), its atomic adds, its writes to out and its plain
+    stores to the word. None when no block adds atomically."""
+    meets = [dict(block=r.block, atomics=[e for e in r.events if e["kind"] == "atomic"],
+                  outs=[e for e in r.events if e["kind"] == "out"],
+                  stores=[e for e in r.events if e["kind"] == "store"]) for r in recs]
+    return meets if any(m["atomics"] for m in meets) else None
+
+
+def block_result(rec, out_value):
+    """What a block hands on: out[blockIdx.x] where it writes one, else the sum it adds into the
+    word (the part below the packed count)."""
+    if out_value is not None:
+        return out_value
+    for e in rec.events:
+        if e["kind"] == "atomic":
+            return e["added"].v if isinstance(e["added"], Word) else e["added"]
+    return None
+
+
+def one_pass_levels(rows, threads, warp):
+    """The four levels of a one-pass block as bands over its rows: {row index: (number, title,
+    words)}. The numbers in the words come from the rows."""
+    kinds = [r["kind"] for r in rows]
+    levels = {}
+    first = [o["value"] for o in rows[0]["ops"]] if rows and rows[0]["kind"] in ("regload", "load") else []
+    counts = sorted(set(cell_count(v) for v in first if cell_count(v)))
+    if counts:
+        many = "%d" % counts[0] if len(counts) == 1 else "%d or %d" % (counts[0], counts[-1]) if len(counts) == 2 \
+            else "%d to %d" % (counts[0], counts[-1])
+        levels[0] = (1, "in a thread", "Each thread walks the input with the grid-stride loop and adds everything it "
+                     "reads in one register, sum: here %s inputs per thread. No shared memory, no barrier, no other "
+                     "thread involved." % many)
+    if "shfl" not in kinds:
+        return levels
+    a = kinds.index("shfl")
+    b = a
+    while b < len(kinds) and kinds[b] == "shfl":
+        b += 1
+    busy = max(sum(1 for w in r["warps"] if w) for r in rows[a:b])
+    levels[a] = (2, "in a warp", "%d shuffles add up the 32 lanes' registers, all %d warps at once: at each step a "
+                 "lane adds the register of the lane whose number differs in one bit (16, 8, 4, 2, 1 lanes away). "
+                 "No shared memory and no barrier: the lanes of a warp exchange registers directly. After the last "
+                 "step lane 0 holds its warp's sum (so does every lane; lane 0's is the one used)."
+                 % (b - a, busy))
+    end = kinds.index("atomic") if "atomic" in kinds else len(kinds)
+    if b < end:
+        stores = [o for r in rows[b:end] if r["kind"] == "store" for o in r["ops"]]
+        more = sum(1 for k in kinds[b:end] if k == "shfl")
+        name = rows[b].get("shared_name", "sdata")
+        levels[b] = (3, "in the block", "Lane 0 of each warp writes its warp's sum to %s in shared memory (%d values, "
+                     "one per warp), the block meets once at __syncthreads(), and warp 0 reads the %d values back "
+                     "and adds them with %d more shuffles. The other warps are done."
+                     % (name, len(stores), len(stores), more))
+    if end < len(kinds):
+        o = rows[end]["ops"][0]
+        shift = o["value"].c.bit_length() - 1 if isinstance(o["value"], Word) else None
+        levels[end] = (4, "between blocks", "Thread 0 adds its block's sum to one 64-bit word in global memory, %s, "
+                       "with one atomicAdd%s. The block whose add brings the count to gridDim.x knows that every "
+                       "other block's sum is in the word already: it writes out[0] and sets the word back to 0 for "
+                       "the next launch. No second launch, and nothing to clear before this one."
+                       % (o["word"]["name"], ": the count of blocks in the bits from %d up, one per block, and the "
+                          "sum in the bits below, both in the same add" % shift if shift else ""))
+    return levels
+
+
+WORD_X, WORD_W, WORD_H = MARGIN + 300, 420, 28
+
+
+def draw_word(cv, y, word, shift, bits=64):
+    """One 64-bit word as two fields, the count (bits `shift` and up) and the sum below it."""
+    count, total = (word.fields(shift) if isinstance(word, Word) else (word >> shift, word))
+    hi_w = WORD_W * (bits - shift) / float(bits)
+    cv.rect(WORD_X, y, hi_w, WORD_H, "#c9d9ef", "#7d97bd", 1.0, rx=2)
+    cv.rect(WORD_X + hi_w, y, WORD_W - hi_w, WORD_H, "#ffd27f" if cell_count(total) else "#fbf0d9",
+            "#c9a04c", 1.0, rx=2)
+    cv.text(WORD_X + hi_w / 2, y + 19, "%d" % count, 13.5, "middle", "#1a1a1a", weight="bold")
+    cv.text(WORD_X + hi_w + (WORD_W - hi_w) / 2, y + 19,
+            ("%d inputs" % cell_count(total)) if isinstance(total, V) else "%d" % total, 13.5, "middle", "#1a1a1a",
+            weight="bold")
+
+
+def draw_meeting(cv, y, meets, grid, problems):
+    """Level 4 across the blocks: the word before the launch, after each block's atomicAdd (in the
+    model's order: block 0 first), the block that finds the count at gridDim.x writing out[0], and
+    the word put back. Returns (y below, the block that wrote out[0], the value written)."""
+    adds = [(m["block"], e) for m in meets for e in m["atomics"]]
+    first = adds[0][1]
+    name = first["name"]
+    shift = first["added"].c.bit_length() - 1 if isinstance(first["added"], Word) else 32
+    y = cv.paragraph(MARGIN, y + 10, "%s through the whole launch, every block's thread 0 adding once. The model runs "
+                     "block 0 first; on a GPU the blocks arrive in any order, and whichever adds last finishes."
+                     % name, 12.5) + 6
+    cv.text(WORD_X + WORD_W * (64 - shift) / 128.0, y, "bits 63-%d: blocks counted" % shift, 11.5, "middle", "#444")
+    cv.text(WORD_X + WORD_W * (64 - shift) / 64.0 + WORD_W * shift / 128.0, y,
+            "bits %d-0: their sum" % (shift - 1), 11.5, "middle", "#444")
+    y += 8
+    note_x = WORD_X + WORD_W + 14
+
+    def line(label, word, note=None, color="#222", block=None):
+        if block is not None:   # the block's colour, as in the input strip
+            cv.rect(MARGIN, y + 8, 12, 12, BLOCK_HUES[block % 4], rx=2)
+        cv.text(MARGIN + (18 if block is not None else 0), y + 19, label, 12.5, color=color)
+        draw_word(cv, y, word, shift)
+        if note:
+            cv.paragraph(note_x, y + 13, note, 11.5, width=MARGIN + AREA - note_x, color=color, step=14)
+
+    line("before the launch", first["old"])
+    y += WORD_H + 12
+    writer, final, writes = None, None, 0
+    events = []
+    for m in meets:
+        for e in m["atomics"]:
+            events.append(("add", m["block"], e))
+        for e in m["outs"]:
+            events.append(("out", m["block"], e))
+        for e in m["stores"]:
+            events.append(("store", m["block"], e))
+    word = first["old"]
+    for kind, b, e in events:
+        if kind == "add":
+            word = e["new"]
+            count = word.fields(shift)[0] if isinstance(word, Word) else word >> shift
+            last = count == grid
+            line("block %d adds %s + %d inputs" % (b, shift_text(1 << shift), cell_count(e["added"])),
+                 word, ("count %d = gridDim.x: this block is the last" % count) if last else
+                 "count %d of %d: not the last" % (count, grid), "#c0392b" if count > grid else "#222", b)
+            y += WORD_H + 12
+        elif kind == "out":
+            writes += 1
+            writer, final = b, e["value"]
+            cv.rect(MARGIN, y + 8, 12, 12, BLOCK_HUES[b % 4], rx=2)
+            cv.text(MARGIN + 18, y + 19, "block %d writes out[%d] =" % (b, e["index"]), 12.5, weight="bold")
+            cv.rect(WORD_X, y, WORD_W * shift / 64.0, WORD_H, "#ffd27f", "#c9a04c", 1.0, rx=2)
+            cv.text(WORD_X + WORD_W * shift / 128.0, y + 19, "%d inputs" % cell_count(e["value"]), 13.5, "middle",
+                    "#1a1a1a", weight="bold")
+            cv.paragraph(note_x, y + 13, "the word minus the count: the whole sum", 11.5,
+                         width=MARGIN + AREA - note_x, step=14)
+            y += WORD_H + 12
+        else:
+            word = e["value"]
+            line("block %d sets %s = %s" % (b, name, e["value"] if isinstance(e["value"], int) else "..."), word,
+                 "ready for the next launch" if word == 0 else None, block=b)
+            y += WORD_H + 12
+    if writes == 0:
+        problems.append("no block writes out[0]")
+    elif writes > 1:
+        problems.append("%d blocks write out[0]" % writes)
+    if not (isinstance(word, int) and word == first["old"]):
+        problems.append("%s is not back to %s after the launch: the next launch would start from it"
+                        % (name, first["old"]))
+    return y, writer, final
 
 
 def fmt_num(v):
@@ -1072,15 +1452,24 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
     if panel:
         y = panel(cv, y) + 14
     y, problems = draw_input(cv, y + 16, n, grid, threads, recs)
-    rows = steps_of(recs[0], threads, warp, banks, outs[0])
+    meets = one_pass_of(recs)
+    rows = steps_of(recs[0], threads, warp, banks, block_result(recs[0], outs[0]) if meets else outs[0])
     y = cv.paragraph(MARGIN, y + 14, "Block 0, step by step. Each row is the block's shared memory (blue) or its "
                      "threads' registers (yellow) after one step; a number is how many inputs that slot or "
                      "register has summed so far, and under it the thread that wrote it. The boxes at the right "
                      "are the block's warps.", 12.5) + 4
-    y = draw_rows(cv, y, threads, warp, rows)
-    final = outs[0]
-    y += 16
-    cv.text(MARGIN, y, "Thread 0 writes out[0] = the sum of %d inputs." % cell_count(final), 13, weight="bold")
+    y = draw_rows(cv, y, threads, warp, rows, one_pass_levels(rows, threads, warp) if meets else None)
+    if meets:
+        y, writer, final = draw_meeting(cv, y + 6, meets, grid, problems)
+        y += 16
+        if final is not None:
+            cv.text(MARGIN, y, "Block %d, the last to add, writes out[0] = the sum of %d inputs."
+                    % (writer, cell_count(final)), 13, weight="bold")
+        outs = [final]
+    else:
+        final = outs[0]
+        y += 16
+        cv.text(MARGIN, y, "Thread 0 writes out[0] = the sum of %d inputs." % cell_count(final), 13, weight="bold")
     cover, dup = set(), False
     for v in outs:
         if isinstance(v, V):
@@ -1094,6 +1483,9 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
     y += 20
     if problems:
         y = cv.paragraph(MARGIN, y, "Wrong: " + "; ".join(problems) + ".", 12.5, color="#d62728", weight="bold")
+    elif meets:
+        y = cv.paragraph(MARGIN, y, "Check: out[0] covers in[0..%d) exactly once, the %d blocks' sums added in one "
+                         "word, and the word is back to 0 for the next launch." % (n, grid), 12.5, color="#2c7a2c")
     else:
         y = cv.paragraph(MARGIN, y, "Check: the %d block sums together cover in[0..%d) exactly once." % (grid, n),
                          12.5, color="#2c7a2c")

@@ -9,10 +9,12 @@ and compares every counter the picture computes with the emulator's "counters" o
 stage K's row. Counts must be equal; a ratio must equal the model's rounded to the decimals
 the emulator prints (15.98 for 15.9766).
 Usage: test_picture_counters.py SOURCE_DIR REDUCE_LADDER_EMU [--stages 1,2,...]
+(every stage of common/stages.def by default)
 """
 import decimal
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -23,7 +25,7 @@ import stage_picture  # noqa: E402
 
 USAGE = "usage: test_picture_counters.py SOURCE_DIR REDUCE_LADDER_EMU [--stages 1,2,...]"
 ARGS = sys.argv[1:]
-STAGES = list(range(1, 8))
+STAGES = None
 if "--stages" in ARGS:
     k = ARGS.index("--stages")
     STAGES = [int(s) for s in ARGS[k + 1].split(",")]
@@ -32,6 +34,19 @@ if len(ARGS) != 2:
     print(USAGE, file=sys.stderr)
     sys.exit(2)
 SOURCE, EMULATOR = os.path.abspath(ARGS[0]), ARGS[1]
+
+
+def stage_numbers():
+    """Every stage of common/stages.def, in order."""
+    with open(os.path.join(SOURCE, "common", "stages.def"), encoding="utf-8") as f:
+        found = [int(k) for k in re.findall(r"^KIT_STAGE\((\d+),", f.read(), re.M)]
+    if not found:
+        raise SystemExit("test_picture_counters.py: no KIT_STAGE lines in %s/common/stages.def" % SOURCE)
+    return found
+
+
+if STAGES is None:
+    STAGES = stage_numbers()
 
 # Counts: equal. Ratios (the emulator prints them with a few decimals): close.
 RATIOS = {"elements_per_thread", "global_loads_per_element", "global_load_width", "bank_conflicts_per_request"}

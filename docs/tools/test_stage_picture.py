@@ -22,6 +22,17 @@ import stage_picture  # noqa: E402
 SOURCE = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(HERE))
 
 
+def stage_numbers():
+    """The stages of common/stages.def, in order."""
+    with open(os.path.join(SOURCE, "common", "stages.def"), encoding="utf-8") as f:
+        found = [int(k) for k in re.findall(r"^KIT_STAGE\((\d+),", f.read(), re.M)]
+    assert found, "no KIT_STAGE lines in common/stages.def"
+    return found
+
+
+STAGES = stage_numbers()
+
+
 def stage_file(number):
     for d in sorted(os.listdir(os.path.join(SOURCE, "solutions"))):
         if d.startswith("%02d_" % number):
@@ -89,7 +100,7 @@ def counters(per_element, branches):
 
 class PicturesFollowTheCode(unittest.TestCase):
     def test_every_solution_draws_a_correct_block(self):
-        for k in range(1, 8):
+        for k in STAGES:
             with self.subTest(stage=k):
                 svg, steps, problems = draw(stage_file(k), k)
                 self.assertEqual(problems, [], "stage %d's own picture reports a wrong sum" % k)
@@ -167,7 +178,7 @@ class PicturesAreReadable(unittest.TestCase):
     """The pages show a picture as wide as their text, about 900 px (stage_picture.SHOWN_AT)."""
 
     def test_every_text_is_10_px_or_more_at_page_width(self):
-        for k in range(1, 8):
+        for k in STAGES:
             with self.subTest(stage=k):
                 svg, _, _ = draw(stage_file(k), k)
                 width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
@@ -175,7 +186,7 @@ class PicturesAreReadable(unittest.TestCase):
                 self.assertGreaterEqual(min(sizes) * stage_picture.SHOWN_AT / width, 10.0)
 
     def test_every_number_fits_its_cell(self):
-        for k in range(1, 8):
+        for k in STAGES:
             with self.subTest(stage=k):
                 svg, _, _ = draw(stage_file(k), k)
                 cells = [(a, t) for a, t in texts(svg) if attr(a, "class") == "v"]
@@ -206,7 +217,7 @@ class PicturesAreReadable(unittest.TestCase):
 
 class PicturesShowTheCounters(unittest.TestCase):
     def test_each_picture_prints_its_launchs_counters(self):
-        for k in range(1, 8):
+        for k in STAGES:
             with self.subTest(stage=k):
                 svg, _, _ = draw(stage_file(k), k)
                 launch = stage_picture.launch_counters(stage_file(k))
@@ -222,7 +233,7 @@ class PicturesShowTheCounters(unittest.TestCase):
                     self.assertIn(needle, words)
 
     def test_the_counters_tell_the_stages_apart(self):
-        c = dict((k, stage_picture.launch_counters(stage_file(k))["counters"]) for k in range(1, 8))
+        c = dict((k, stage_picture.launch_counters(stage_file(k))["counters"]) for k in STAGES)
         self.assertGreater(c[2]["bank_conflicts_per_request"], 0.5, "stage 2: 2-way conflicts in every step")
         self.assertEqual(c[3]["shared_bank_conflicts"], 0)
         self.assertGreater(c[1]["divergent_shared_requests"], c[3]["divergent_shared_requests"])
@@ -233,6 +244,12 @@ class PicturesShowTheCounters(unittest.TestCase):
         # stages 1-4: one int per load; 1 and 2 differ only in shared memory
         self.assertEqual(c[1]["global_load_width"], 4.0)
         self.assertEqual(c[1]["block_barriers"], c[2]["block_barriers"])
+        # stage 8: stage 7's loads; one barrier per block; per block 2 x 5 shuffle meetings in
+        # level 2 and 5 in level 3; 3 shared requests per block (2 stores, 1 read by warp 0)
+        self.assertEqual((c[8]["global_loads"], c[8]["global_load_bytes"]), (c[7]["global_loads"], c[7]["global_load_bytes"]))
+        self.assertEqual(c[8]["block_barriers"], 2)
+        self.assertEqual(c[8]["warp_meetings"], 2 * (2 * 5 + 5))
+        self.assertEqual((c[8]["shared_requests"], c[8]["shared_active_lanes"]), (6, 8))
 
     def test_counters_json_prints_the_same_counters(self):
         out = io.StringIO()
@@ -242,6 +259,65 @@ class PicturesShowTheCounters(unittest.TestCase):
         printed = json.loads(out.getvalue())
         self.assertEqual(printed["counters"], stage_picture.launch_counters(stage_file(2))["counters"])
         self.assertEqual((printed["n"], printed["threads"]), (125, 64))
+
+
+class Stage8ShowsItsFourLevelsAndTheWord(unittest.TestCase):
+    """Stage 8 (one pass): a thread's loop, a warp's shuffles, the block's values per warp in
+    shared memory, and one atomicAdd per block on a word of count and sum."""
+
+    def test_the_four_levels_are_drawn_in_order(self):
+        svg, steps, problems = draw(stage_file(8), 8)
+        self.assertEqual(problems, [])
+        words = plain(svg)
+        at = [words.find("Level %d, %s." % (k, name)) for k, name in
+              ((1, "in a thread"), (2, "in a warp"), (3, "in the block"), (4, "between blocks"))]
+        self.assertTrue(all(a >= 0 for a in at), words[:400])
+        self.assertEqual(at, sorted(at))
+        kinds = [s.split(" | ")[0] for s in steps]
+        self.assertEqual(kinds, ["load"] + ["shuffle"] * 5 + ["store", "registers"] + ["shuffle"] * 5 + ["atomicAdd"])
+        self.assertIn("64 of 64 threads work; 2 of 2 warps busy", steps[1], "level 2: every warp shuffles")
+        self.assertIn("32 of 64 threads work; 1 of 2 warps busy", steps[8], "level 3: warp 0 alone")
+        self.assertIn("lane 0 of each warp: warp_sums[warp] = its warp's sum", words)
+        self.assertIn("sum += the sum of lane t xor 16", words)
+
+    def test_the_word_counts_the_blocks_and_the_last_one_writes(self):
+        svg, _, _ = draw(stage_file(8), 8)
+        words = plain(svg)
+        launch = stage_picture.launch_counters(stage_file(8))
+        n = launch["n"]
+        self.assertIn("bits 63-48: blocks counted", words)
+        self.assertIn("count 1 of 2: not the last", words)
+        self.assertIn("count 2 = gridDim.x: this block is the last", words)
+        self.assertIn("Block 1, the last to add, writes out[0] = the sum of %d inputs." % n, words)
+        self.assertIn("block 1 sets blocks_and_sum = 0", words)
+        self.assertIn("the word is back to 0 for the next launch", words)
+
+    def test_a_word_never_reset_is_reported(self):
+        with EditedCopy(8, "blocks_and_sum = 0; /*", "/*") as path:
+            _, _, problems = draw(path, 8)
+        self.assertTrue(any("not back to 0" in p for p in problems), problems)
+
+    def test_a_block_that_writes_too_early_is_reported(self):
+        with EditedCopy(8, "if (counted == gridDim.x) {", "if (counted == 1) {") as path:
+            _, _, problems = draw(path, 8)
+        self.assertTrue(any("in no block's sum" in p for p in problems), problems)
+
+    def test_a_shift_without_the_rounding_is_refused(self):
+        with EditedCopy(8, "(after + (1ll << (COUNT_SHIFT - 1))) >> COUNT_SHIFT", "after >> COUNT_SHIFT") as path:
+            with self.assertRaises(stage_picture.SimError) as ctx:
+                draw(path, 8)
+        self.assertIn("rounding", str(ctx.exception))
+
+    def test_other_atomics_are_refused_by_name(self):
+        with EditedCopy(8, "atomicAdd(&blocks_and_sum, mine)", "atomicExch(&blocks_and_sum, mine)") as path:
+            with self.assertRaises(stage_picture.StageCodeError) as ctx:
+                draw(path, 8)
+        self.assertIn("atomicExch", str(ctx.exception))
+
+    def test_the_scaled_model_is_not_used_for_32_lane_shuffles(self):
+        svg, _, _ = draw(stage_file(8), 8)
+        self.assertIn("one block of 64 threads", plain(svg))
+        self.assertIn("Real model: a warp is 32 lanes", plain(svg))
 
 
 class Stage6ShowsTheInstructionsItSaves(unittest.TestCase):
