@@ -8,6 +8,11 @@ and writes into OUT (the build folder, never the source tree), for each stage do
   changes-stage<K>.html  the code difference from stage K-1 to stage K, from the real files
   results-stage<K>.html  the measured numbers of stage K, one row per result file
   ladder.html            bar charts and tables of every result file, for the main page
+  worth.html             the main page's 'worth it' section: the ladder's CPU, copy and best+copy rows
+  sweep.html             the stage 8 page's sweep: GB/s against n (docs/results/sweep-*.json), chart
+                         and table per GPU, or a sentence saying none is committed yet
+  figures.doxy           doxygen aliases of the figures the pages' text quotes (\H200_7_gbps, ...) and
+                         the sections that exist (ENABLED_SECTIONS += sweep_H100 worth_H100 ...)
 Two editions, one script:
   instructor  (default) every stage; the differences are solution K-1 -> solution K.
   student     the stages of --stages only. The differences are lab K-1 -> lab K, both
@@ -29,6 +34,7 @@ import difflib
 import glob
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -208,13 +214,23 @@ def gpu_short(name):
     return re.sub(r"[^A-Za-z0-9]", "", "".join(words)) or "GPU"
 
 
+def is_sweep(path, data=None):
+    """A sweep (reduce_ladder --sweep: a few rows at every n) rather than a ladder run."""
+    return os.path.basename(path).startswith("sweep-") or (isinstance(data, dict) and data.get("kind") == "sweep")
+
+
 def load_results(src):
-    """Every ladder result in docs/results/*.json, oldest first within each GPU."""
+    """Every ladder result in docs/results/*.json (sweeps left out: load_sweeps()), oldest first
+    within each GPU."""
     results = []
     for path in sorted(glob.glob(os.path.join(src, "docs", "results", "*.json"))):
+        if is_sweep(path):
+            continue
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
+            if is_sweep(path, data):
+                continue
             rows = dict((str(r["stage"]), r) for r in data["rows"])
             data["gpu"]["name"], data["date"], data["n"], data["threads"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -243,9 +259,63 @@ def newest_runs(results):
     return [newest[k] for k in sorted(newest)]
 
 
+SWEEP_ROWS = ("7", "8", "CUB", "copy", "launch")   # what a sweep measures at every n
+
+
+def load_sweeps(src):
+    """Every sweep in docs/results/ (sweep-<GPU>-<date>.json, "kind": "sweep"): dicts with the
+    file's fields, plus file, short (the GPU's short name) and by_n ({n: {row: row}}, n ascending
+    in ns). A file that is not a readable sweep stops the build, naming it."""
+    sweeps = []
+    for path in sorted(glob.glob(os.path.join(src, "docs", "results", "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise SystemExit("docs_assets.py: cannot read %s (%s)" % (path, exc))
+        if not is_sweep(path, data):
+            continue
+        try:
+            if data.get("kind") != "sweep":
+                raise KeyError('"kind" is not "sweep"')
+            by_n = {}
+            for size in data["sizes"]:
+                n = int(size["n"])
+                by_n[n] = dict((str(r["row"]), r) for r in size["rows"])
+                for r in size["rows"]:
+                    r["result"], r["median_ms"]
+            data["gpu"]["name"], data["date"]
+            if not by_n:
+                raise KeyError("no sizes")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SystemExit("docs_assets.py: %s is not a sweep (%s)" % (path, exc))
+        data["by_n"] = by_n
+        data["ns"] = sorted(by_n)
+        data["file"] = os.path.relpath(path, src)
+        data["short"] = gpu_short(data["gpu"]["name"])
+        sweeps.append(data)
+    return sweeps
+
+
+def newest_sweeps(sweeps):
+    """The newest sweep of each GPU (by date, then file name), ordered by GPU; emulated ones left out."""
+    newest = {}
+    for r in sweeps:
+        if r.get("emulated"):
+            continue
+        if r["short"] not in newest or (r["date"], r["file"]) > (newest[r["short"]]["date"], newest[r["short"]]["file"]):
+            newest[r["short"]] = r
+    return [newest[k] for k in sorted(newest)]
+
+
 def size_text(n):
     k = n.bit_length() - 1
     return "2<sup>%d</sup>" % k if n == 1 << k else str(n)
+
+
+def harris(k):
+    """Harris's G80 speedup of his kernel k over kernel 1; his ladder has seven kernels."""
+    return HARRIS_G80.get(k, "-")
 
 
 def mib_text(nbytes):
@@ -307,23 +377,29 @@ def stage_results_html(stage, runs):
         speed_cols = "<th>vs stage 1</th>"
     elif k > 2:
         speed_cols = "<th>vs stage %d</th><th>vs stage 1</th>" % (k - 1)
+    g80 = k in HARRIS_G80   # Harris's ladder ends at his kernel 7
     out = ['<table class="kit-results"><tr><th>GPU, run</th><th>time</th><th>GB/s</th><th>%% of peak</th>%s'
-           '<th>%% of CUB</th><th>copy</th><th>Harris, G80, vs stage 1</th></tr>' % speed_cols]
-    for r in runs:
+           '<th>%% of CUB</th><th>copy</th>%s</tr>' % (speed_cols, "<th>Harris, G80, vs stage 1</th>" if g80 else "")]
+    shown = [r for r in runs if r["by_stage"].get(str(k)) is not None]
+    if not shown:
+        return ('<p class="kit-note">No committed run has stage %d yet: the newest run of each GPU in '
+                '<code>docs/results/</code> (%s) was measured before it. <code>reduce_ladder --counters --format '
+                'json</code> on a GPU measures every stage; commit its output as '
+                '<code>docs/results/ladder-&lt;GPU&gt;-&lt;date&gt;.json</code>.</p>\n'
+                % (k, ", ".join("%s, %s" % (html.escape(r["short"]), html.escape(r["date"])) for r in runs)))
+    for r in shown:
         row = r["by_stage"].get(str(k))
-        if row is None:
-            continue
         copy = r["by_stage"].get("copy")
         cells = ""
         if k == 2:
             cells = "<td>%s</td>" % html.escape(row["cumulative_speedup"])
         elif k > 2:
             cells = "<td>%s</td><td>%s</td>" % (html.escape(row["step_speedup"]), html.escape(row["cumulative_speedup"]))
-        out.append("<tr><td>%s, %s</td><td>%s ms</td><td><b>%s</b></td><td>%s</td>%s<td>%s</td><td>%s</td><td>%s</td></tr>"
+        out.append("<tr><td>%s, %s</td><td>%s ms</td><td><b>%s</b></td><td>%s</td>%s<td>%s</td><td>%s</td>%s</tr>"
                    % (html.escape(r["short"]), html.escape(r["date"]), fmt(row["median_ms"], "%.4f"),
                       fmt(row["gbps"], "%.0f"), pct_text(percent_of_peak(r, row)), cells,
                       html.escape(row["percent_of_cub"]), ("%s GB/s" % fmt(copy["gbps"], "%.0f")) if ok_row(copy) else "-",
-                      HARRIS_G80[k]))
+                      "<td>%s</td>" % harris(k) if g80 else ""))
     out.append("</table>")
     notes = ["GB/s: bytes of input read per second (n &#215; 4 bytes / median time)",
              "% of peak: that rate as a share of the GPU's theoretical DRAM bandwidth"]
@@ -333,7 +409,11 @@ def stage_results_html(stage, runs):
     notes += ["% of CUB: the speed of <code>cub::DeviceReduce::Sum</code> on the same input",
               "copy: a device-to-device copy's read+write rate, about the fastest memory can go"]
     runs_text = "; ".join("%s: n = %s ints, %d threads, median of %d runs" % (html.escape(r["short"]), size_text(r["n"]),
-                                                                          r["threads"], r.get("reps", 0)) for r in runs)
+                                                                          r["threads"], r.get("reps", 0)) for r in shown)
+    missing = [r for r in runs if r not in shown]
+    if missing:
+        runs_text += ("; no stage %d yet in the newest run of the %s" %
+                      (k, " or the ".join(html.escape(r["short"]) for r in missing)))
     out.append('<p class="kit-note">%s. %s.</p>' % (". ".join(notes), runs_text))
     return "\n".join(out) + "\n"
 
@@ -383,6 +463,9 @@ STAGE_AIMS = {
     7: [("warp_instructions_per_element", "down", "one tree per block, int4 loads"),
         ("percent_of_peak_bandwidth", "up", "the memory kept busy"),
         ("dram_read_per_input_byte", "same", "every input read once")],
+    8: [("kernels", "down", "one launch: the blocks meet in an atomic"),
+        ("dram_read_per_input_byte", "same", "every input still read once"),
+        ("percent_of_peak_bandwidth", "same", "at this n the second launch was already cheap")],
 }
 
 
@@ -700,6 +783,415 @@ def bar_chart(r, stages):
     return "\n".join(svg)
 
 
+# ---------------------------------------------------------------------------------- worth it
+WORTH_ROWS = ("cpu", "cpu-omp", "h2d-pageable", "h2d-pinned", "best+copy")
+
+
+def ratio_x(v):
+    """A ratio as the pages print it: 0.27x, 3.4x, 12x, 205x."""
+    return "%.2fx" % v if v < 1 else "%.1fx" % v if v < 10 else "%.0fx" % v
+
+
+def best_stage(r):
+    """The stage the run's best+copy row names ('stage 8 plus ...'), else its fastest stage."""
+    m = re.search(r"\bstage\s+(\d+)", str(r["by_stage"].get("best+copy", {}).get("title", "")))
+    if m and ok_row(r["by_stage"].get(m.group(1))):
+        return m.group(1)
+    timed = [(row["median_ms"], k) for k, row in r["by_stage"].items() if k.isdigit() and ok_row(row)]
+    return min(timed)[1] if timed else None
+
+
+def worth_figures(r):
+    """What the main page's 'worth it' section quotes from one ladder run (its rows cpu, cpu-omp,
+    h2d-pageable, h2d-pinned and best+copy), or None where the run lacks one of them."""
+    rows = r["by_stage"]
+    if not all(ok_row(rows.get(k)) for k in WORTH_ROWS):
+        return None
+    best = best_stage(r)
+    if best is None:
+        return None
+    ms = dict((k, rows[k]["median_ms"]) for k in WORTH_ROWS)
+    ms["best"] = rows[best]["median_ms"]
+    f = dict(best_stage=best, cpu_threads=str(r.get("cpu_threads", "?")), cpu_name=str(r.get("cpu", "the host CPU")))
+    for key, k in (("cpu", "cpu"), ("omp", "cpu-omp"), ("pageable", "h2d-pageable"), ("pinned", "h2d-pinned"),
+                   ("best_copy", "best+copy"), ("best", "best")):
+        f[key + "_time"] = time_text(ms[k])
+    f["best_over_cpu"] = ratio_x(ms["cpu"] / ms["best"])
+    f["best_over_omp"] = ratio_x(ms["cpu-omp"] / ms["best"])
+    f["best_copy_over_cpu"] = ratio_x(ms["cpu"] / ms["best+copy"])
+    f["best_copy_over_omp"] = ratio_x(ms["cpu-omp"] / ms["best+copy"])
+    f["omp_over_cpu"] = ratio_x(ms["cpu"] / ms["cpu-omp"])
+    f["pageable_over_pinned"] = ratio_x(ms["h2d-pageable"] / ms["h2d-pinned"])
+    f["copy_pct"] = "%.0f%%" % min(100.0, 100.0 * ms["h2d-pinned"] / ms["best+copy"])
+    f["pinned_gbps"] = "%.0f" % rows["h2d-pinned"]["gbps"]
+    f["pageable_gbps"] = "%.1f" % rows["h2d-pageable"]["gbps"] if rows["h2d-pageable"]["gbps"] < 10 else \
+        "%.0f" % rows["h2d-pageable"]["gbps"]
+    f["best_over_pinned"] = ratio_x(ms["h2d-pinned"] / ms["best"])
+    # the sums of the same data, copied once, after which the GPU is ahead of the CPU in total:
+    # pinned + k * best < k * cpu  <=>  k > pinned / (cpu - best)
+    for key, k in (("cpu", "cpu"), ("omp", "cpu-omp")):
+        gain = ms[k] - ms["best"]
+        k_sums = int(ms["h2d-pinned"] / gain) + 1 if gain > 0 else None
+        f["reuse_" + key] = ("one sum" if k_sums == 1 else "%d sums" % k_sums) if k_sums else "no number of sums"
+    return f
+
+
+def worth_chart(r, f):
+    """Horizontal bars: the time to have the sum, from where the data is, on the CPU and the GPU."""
+    rows = r["by_stage"]
+    best = f["best_stage"]
+    bars = [("CPU, one thread", rows["cpu"], "#8c8c8c"),
+            ("CPU, OpenMP, %s threads" % f["cpu_threads"], rows["cpu-omp"], "#6d6d6d"),
+            ("stage %s, data already on the GPU" % best, rows[best], "#3b6fb6"),
+            ("copy to the GPU, pageable memory", rows["h2d-pageable"], "#e58d8e"),
+            ("copy to the GPU, pinned memory", rows["h2d-pinned"], "#d62728"),
+            ("stage %s + pinned copy, timed together" % best, rows["best+copy"], "#7a4fa3")]
+    top = max(b[1]["median_ms"] for b in bars) * 1.02
+    W, left, pitch, top_y = 800, 262, 30, 44
+    plot_w = W - left - 110
+    H = top_y + pitch * len(bars) + 40
+    svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" role="img" '
+           'aria-label="time to the sum on %s">' % (W, H, W, html.escape(r["gpu"]["name"]))]
+    svg.append('<text x="8" y="22" font-size="14" font-weight="bold">%s</text>' % html.escape(
+        "Time to the sum of %s ints, from where the data is, %s, %s" % (
+            "2^%d" % (r["n"].bit_length() - 1) if r["n"] & (r["n"] - 1) == 0 else r["n"], r["short"], r["date"])))
+    for k, (label, row, colour) in enumerate(bars):
+        y = top_y + k * pitch
+        w = max(1.5, plot_w * row["median_ms"] / top)
+        svg.append('<text x="%d" y="%.1f" font-size="12" text-anchor="end">%s</text>' % (left - 8, y + 15, html.escape(label)))
+        svg.append('<rect x="%d" y="%d" width="%.1f" height="20" fill="%s"><title>%s</title></rect>'
+                   % (left, y + 2, w, colour, html.escape("%s: %s" % (row["title"], time_text(row["median_ms"])))))
+        over = row.get("speedup_over_cpu", "-")
+        extra = " (%s the CPU's one thread)" % over if isinstance(over, str) and over.endswith("x") and \
+            row is not rows["cpu"] else ""
+        svg.append('<text x="%.1f" y="%.1f" font-size="12">%s%s</text>'
+                   % (left + w + 6, y + 16, time_text(row["median_ms"]), html.escape(extra)))
+    svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left, top_y, top_y + pitch * len(bars)))
+    svg.append('<text x="%d" y="%d" font-size="10.5" fill="#666">median times, linear scale; the copies move the n '
+               'ints (%s) from the host to the GPU</text>' % (left, H - 12, mib_text(4 * r["n"])))
+    svg.append("</svg>")
+    # the times can be wider than the plot when labels are long: the chart is fixed-width
+    return "\n".join(svg).replace("&micro;", "\u00b5")
+
+
+def worth_html(runs, edition):
+    """The main page's 'worth it' section: per GPU, the CPU, the copies and the best stage."""
+    out = []
+    have = [(r, worth_figures(r)) for r in runs]
+    for r, f in have:
+        if not f:
+            continue
+        rows = r["by_stage"]
+        best = f["best_stage"]
+        out.append('<div class="kit-ladder"><p class="kit-run">%s; CPU: %s, %s threads for OpenMP</p>'
+                   % (run_text(r, edition), html.escape(f["cpu_name"]), html.escape(f["cpu_threads"])))
+        out.append(worth_chart(r, f))
+        out.append('<table class="kit-results"><tr><th class="kit-text">what</th><th>time</th><th>GB/s</th>'
+                   '<th>vs the CPU, one thread</th></tr>')
+        for key, label in (("cpu", "the CPU, one thread (exact sum)"),
+                           ("cpu-omp", "the CPU, OpenMP, %s threads" % f["cpu_threads"]),
+                           (best, "stage %s on the GPU, the data already there" % best),
+                           ("h2d-pageable", "copy to the GPU from pageable memory (plain malloc)"),
+                           ("h2d-pinned", "copy to the GPU from pinned memory (cudaMallocHost)"),
+                           ("best+copy", "stage %s and the pinned copy, timed together" % best)):
+            row = rows[key]
+            over = row.get("speedup_over_cpu", "-")
+            out.append('<tr><td class="kit-text">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>'
+                       % (html.escape(label), time_text(row["median_ms"]), fmt(row["gbps"], "%.1f" if row["gbps"] < 10
+                                                                              else "%.0f"),
+                          "<b>%s</b>" % html.escape(over) if key in (best, "best+copy") else html.escape(str(over))))
+        out.append("</table></div>")
+    missing = [r for r, f in have if not f]
+    if missing:
+        out.append('<p class="kit-note">%s: no CPU and copy rows in the newest run (%s). <code>reduce_ladder '
+                   '--format json</code> adds them (rows <code>cpu</code>, <code>cpu-omp</code>, '
+                   '<code>h2d-pageable</code>, <code>h2d-pinned</code>, <code>best+copy</code>).</p>'
+                   % (" and ".join(html.escape(r["short"]) for r in missing),
+                      ", ".join("<code>%s</code>" % html.escape(r["file"]) if edition == "instructor" else
+                                html.escape(r["date"]) for r in missing)))
+    if not any(f for _, f in have):
+        out.insert(0, '<p class="kit-note">No committed run measures the CPU and the copy to the GPU yet, so this '
+                   'section has no figures.</p>')
+    else:
+        out.append('<p class="kit-note">GB/s: the n ints\' bytes (n &#215; 4) per second. The CPU sums are exact '
+                   '(64-bit, one thread, and OpenMP over the threads named); the copies are <code>cudaMemcpy</code> '
+                   'of the input from host memory to the GPU, from a plain allocation (pageable) and from a pinned one. '
+                   'The last row is one measurement: the pinned copy, then the stage.</p>')
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------- sweep
+SWEEP_SERIES = (("8", "stage 8", "#3b6fb6", 2.6), ("7", "stage 7", "#8fb3e0", 1.8), ("CUB", "CUB", "#2c7a2c", 1.8),
+                ("copy", "copy (read+write)", "#d62728", 1.4))
+LATENCY_FACTOR = 1.5   # the latency floor: sizes where stage 8 takes at most this many empty launches
+
+
+def sweep_value(sw, n, row, key="median_ms"):
+    r = sw["by_n"].get(n, {}).get(row)
+    if not r or r.get("result") != "ok" or not isinstance(r.get(key), (int, float)):
+        return None
+    return r[key]
+
+
+def sweep_ratio(sw, n):
+    """Stage 8's speed over CUB's at n: CUB's time / stage 8's time, or None."""
+    a, b = sweep_value(sw, n, "8"), sweep_value(sw, n, "CUB")
+    return b / a if a and b else None
+
+
+def latency_floor_end(sw):
+    """The largest n, from the smallest up without a gap, at which stage 8 takes at most
+    LATENCY_FACTOR times an empty launch; None where even the smallest does not."""
+    end = None
+    for n in sw["ns"]:
+        t8, tl = sweep_value(sw, n, "8"), sweep_value(sw, n, "launch")
+        if t8 is None or tl is None or t8 > LATENCY_FACTOR * tl:
+            break
+        end = n
+    return end
+
+
+def launch_us(sw):
+    """The empty kernel's time, the median over every n (it reads nothing, so n does not matter)."""
+    ts = sorted(sweep_value(sw, n, "launch") for n in sw["ns"] if sweep_value(sw, n, "launch"))
+    if not ts:
+        return None
+    mid = len(ts) // 2
+    return 1000.0 * (ts[mid] if len(ts) % 2 else (ts[mid - 1] + ts[mid]) / 2)
+
+
+def sup(k):
+    """2 to the k as text with superscript digits: 2¹⁰."""
+    return "2" + str(k).translate(str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"))
+
+
+def sweep_figures(sw):
+    """What the stage 8 page quotes from a sweep: \\<GPU>_sweep_<key>."""
+    ns = sw["ns"]
+    first, last = ns[0], ns[-1]
+    f = dict(date=sw["date"], threads=str(sw.get("threads", "?")), first_n=size_text(first), last_n=size_text(last))
+    us = lambda n, row: 1000.0 * sweep_value(sw, n, row) if sweep_value(sw, n, row) else None
+    lu = launch_us(sw)
+    if lu:
+        f["launch_us"] = "%.1f" % lu
+    for row, key in (("8", "8"), ("7", "7"), ("CUB", "cub"), ("launch", "launch")):
+        if us(first, row):
+            f["%s_first_us" % key] = "%.1f" % us(first, row)
+    if us(first, "8") and us(first, "launch"):
+        f["launch_pct_of_8_first"] = "%.0f%%" % (100.0 * us(first, "launch") / us(first, "8"))
+    if us(first, "8") and us(first, "7"):
+        f["7_over_8_first"] = ratio_x(us(first, "7") / us(first, "8"))
+        f["second_launch_us"] = "%.1f" % (us(first, "7") - us(first, "8"))
+    ratios = [(sweep_ratio(sw, n), n) for n in ns if sweep_ratio(sw, n)]
+    if ratios:
+        best = max(ratios)
+        f["8_over_cub_best"] = "%.2fx" % best[0]
+        f["8_over_cub_best_n"] = size_text(best[1])
+        mid = [v for v, n in ratios if 1 << 14 <= n <= 1 << 20]
+        if mid:
+            f["8_over_cub_mid_min"] = "%.2fx" % min(mid)
+        f["8_over_cub_last"] = "%.2fx" % dict((n, v) for v, n in ratios).get(last, 0.0)
+    g = sweep_value(sw, last, "8", "gbps")
+    peak = sw["gpu"].get("peak_gbps")
+    if g:
+        f["8_last_gbps"] = "%.0f" % g
+        if isinstance(peak, (int, float)) and peak > 0:
+            f["8_last_pct_peak"] = "%.0f%%" % (100.0 * g / peak)
+    end = latency_floor_end(sw)
+    if end:
+        f["latency_n"] = size_text(end)
+        f["latency_size"] = "%.0f KiB" % (4 * end / 1024.0) if 4 * end < 1 << 20 else mib_text(4 * end)
+    l2 = sw["gpu"].get("l2_bytes")
+    if isinstance(l2, (int, float)) and l2 > 0:
+        fits = [n for n in ns if 4 * n <= l2]
+        if fits:
+            f["l2_n"] = size_text(fits[-1])
+        f["l2"] = mib_text(l2)
+    return f
+
+
+def sweep_chart(sw):
+    """GB/s against n on log axes: stage 7, stage 8, CUB and the copy; the regions where the input
+    fits in L2, where the time is about one launch (the latency floor) and where the input streams
+    from DRAM (the bandwidth ceiling, the theoretical peak drawn as a line)."""
+    ns = sw["ns"]
+    kmin, kmax = math.log2(ns[0]), math.log2(ns[-1])
+    peak = sw["gpu"].get("peak_gbps") if isinstance(sw["gpu"].get("peak_gbps"), (int, float)) else None
+    l2 = sw["gpu"].get("l2_bytes") if isinstance(sw["gpu"].get("l2_bytes"), (int, float)) else None
+    lus = launch_us(sw)
+    values = [sweep_value(sw, n, key, "gbps") for n in ns for key, _, _, _ in SWEEP_SERIES]
+    values = [v for v in values if v and v > 0] + ([peak] if peak else [])
+    lo = 10 ** math.floor(math.log10(min(values))) if values else 0.1
+    hi = 10 ** math.ceil(math.log10(max(values) * 1.15)) if values else 1e4
+    W, H, left, plot_top, bottom = 800, 470, 62, 112, 400
+    plot_w = W - left - 214
+    xs = lambda k: left + plot_w * (k - kmin) / ((kmax - kmin) or 1)
+    ys = lambda v: bottom - (bottom - plot_top) * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+    svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" role="img" '
+           'aria-label="GB/s against n on %s">' % (W, H, W, html.escape(sw["gpu"]["name"]))]
+    svg.append('<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>'
+               % (8, html.escape("GB/s against n, %s, %s (both axes logarithmic)" % (sw["gpu"]["name"], sw["date"]))))
+    # regions: shaded columns in the plot, brackets with their names above it
+    lat_end = latency_floor_end(sw)
+    l2_k = math.log2(l2 / 4.0) if l2 else None
+    regions = []   # (k from, k to, row of the bracket, label, fill or None, ink)
+    if lat_end:
+        regions.append((kmin, math.log2(lat_end) + 0.5, 0, "latency floor: time \u2248 one empty launch",
+                        "#f6efe1", "#9a6a12"))
+    if l2_k and l2_k > kmin:
+        regions.append((kmin, min(l2_k, kmax), 1, "the input fits in L2 (%s)" % mib_text(l2), "#eaf3ea", "#2c6e2c"))
+    if l2_k is not None and l2_k < kmax:
+        regions.append((max(l2_k, kmin), kmax, 1, "bandwidth ceiling: the input streams from DRAM", None, "#555555"))
+    placed_labels = {}   # bracket row -> [(x from, x to)] of the labels already placed
+    for a, b, row, label, fill, ink in regions:
+        x1, x2 = xs(a), xs(min(b, kmax))
+        if fill:
+            svg.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" opacity="%s"/>'
+                       % (x1, plot_top, x2 - x1, bottom - plot_top, fill, "0.9" if row == 0 else "0.55"))
+        by = 46 + 26 * row
+        svg.append('<path d="M%.1f %d V%d H%.1f V%d" fill="none" stroke="%s" stroke-width="1.2"/>'
+                   % (x1 + 1, by + 8, by, x2 - 1, by + 8, ink))
+        # the label centred over its bracket, kept inside the chart and clear of its row's others
+        width = 11.5 * 0.58 * len(label)
+        lx = min(max((x1 + x2) / 2 - width / 2, 8), W - 8 - width)
+        for a0, b0 in placed_labels.get(row, []):
+            if lx < b0 + 10 and lx + width > a0 - 10:
+                lx = b0 + 10 if (x1 + x2) / 2 >= (a0 + b0) / 2 else a0 - 10 - width
+        lx = min(max(lx, 8), W - 8 - width)
+        placed_labels.setdefault(row, []).append((lx, lx + width))
+        svg.append('<text x="%.1f" y="%d" font-size="11.5" fill="%s">%s</text>'
+                   % (lx, by - 4, ink, html.escape(label)))
+    if l2_k and kmin < l2_k < kmax:
+        svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#2c6e2c" stroke-dasharray="3 3"/>'
+                   % (xs(l2_k), xs(l2_k), plot_top, bottom))
+    # grid: decades of GB/s, every second power of two of n
+    v = lo
+    while v <= hi * 1.0001:
+        svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e3e3"/>' % (left, left + plot_w, ys(v), ys(v)))
+        svg.append('<text x="%d" y="%.1f" font-size="10.5" text-anchor="end" fill="#666">%s</text>'
+                   % (left - 6, ys(v) + 4, ("%g" % v) if v < 1 else "{:,}".format(int(round(v)))))
+        v *= 10
+    for k in range(int(math.ceil(kmin)), int(kmax) + 1):
+        x = xs(k)
+        svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s"/>'
+                   % (x, x, bottom, bottom + 4, "#333"))
+        if (k - int(math.ceil(kmin))) % 2 == 0:
+            svg.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>' % (x, bottom + 17, sup(k)))
+    svg.append('<text x="%d" y="%d" font-size="11" text-anchor="middle" fill="#444">n, ints read (input of 4n bytes)</text>'
+               % (left + plot_w / 2, bottom + 34))
+    svg.append('<text x="14" y="%d" font-size="11" fill="#444" transform="rotate(-90 14 %d)" text-anchor="middle">'
+               'GB/s</text>' % ((plot_top + bottom) / 2, (plot_top + bottom) / 2))
+    labels = []   # (wanted y, text, colour)
+    # the ceiling of a sum that costs one empty launch and nothing else: 4n bytes in that time
+    if lus:
+        pts = []
+        for n in ns:
+            gb = 4.0 * n / (lus * 1e-6) / 1e9
+            if lo <= gb <= hi:
+                pts.append("%.1f,%.1f" % (xs(math.log2(n)), ys(gb)))
+        if len(pts) > 1:
+            svg.append('<polyline points="%s" fill="none" stroke="#9a6a12" stroke-width="1.6" stroke-dasharray="2 3"/>'
+                       % " ".join(pts))
+            # its key in the bottom right corner, which no line reaches (large n, few GB/s)
+            kx, ky = left + plot_w - 250, bottom - 30
+            svg.append('<rect x="%.1f" y="%d" width="246" height="26" fill="#ffffff" stroke="#dddddd"/>' % (kx, ky))
+            svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#9a6a12" stroke-width="1.6" '
+                       'stroke-dasharray="2 3"/>' % (kx + 6, kx + 30, ky + 13, ky + 13))
+            svg.append('<text x="%.1f" y="%d" font-size="11" fill="#9a6a12">%s</text>'
+                       % (kx + 36, ky + 17, html.escape("4n bytes in one empty launch (%.1f \u00b5s)" % lus)))
+    if peak:
+        svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#555" stroke-width="1.4" stroke-dasharray="6 4"/>'
+                   % (left, left + plot_w, ys(peak), ys(peak)))
+        labels.append((ys(peak) + 4, "theoretical peak %.0f GB/s" % peak, "#555555"))
+    for key, name, colour, width in reversed(SWEEP_SERIES):
+        pts = [(math.log2(n), sweep_value(sw, n, key, "gbps"), sweep_value(sw, n, key)) for n in ns]
+        pts = [(k, g, t) for k, g, t in pts if g and g > 0]
+        if not pts:
+            continue
+        svg.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="%.1f" stroke-linejoin="round"/>'
+                   % (" ".join("%.1f,%.1f" % (xs(k), ys(g)) for k, g, _ in pts), colour, width))
+        for k, g, t in pts:
+            svg.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>'
+                       % (xs(k), ys(g), width + 0.6, colour, html.escape("%s, n = %s: %.1f \u00b5s, %.0f GB/s"
+                                                                          % (name, sup(int(k)), 1000 * t, g))))
+        labels.append((ys(pts[-1][1]) + 4, "%s %.0f GB/s" % (name, pts[-1][1]), colour))
+    placed = spread_labels([w for w, _, _ in labels], 14, plot_top, bottom)
+    for (wanted, text, colour), ly in zip(labels, placed):
+        svg.append('<polyline points="%d,%.1f %d,%.1f" fill="none" stroke="%s" stroke-width="1"/>'
+                   % (left + plot_w + 2, wanted - 4, left + plot_w + 10, ly - 4, colour))
+        svg.append('<text x="%d" y="%.1f" font-size="11" fill="%s">%s</text>' % (left + plot_w + 13, ly, colour,
+                                                                                  html.escape(text)))
+    svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left + plot_w, bottom, bottom))
+    svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left, plot_top, bottom))
+    svg.append('<text x="%d" y="%d" font-size="10.5" fill="#666">GB/s: 4n bytes of input per median time (the copy: '
+               'read+write, 8n bytes). Latency floor: the sizes where stage 8 takes at most %.1f empty launches.</text>'
+               % (8, H - 12, LATENCY_FACTOR))
+    svg.append("</svg>")
+    return "\n".join(svg)
+
+
+def sweep_table(sw):
+    """Per n: time and GB/s of stages 7 and 8, CUB and the copy, the empty launch, stage 8 / CUB."""
+    l2 = sw["gpu"].get("l2_bytes") if isinstance(sw["gpu"].get("l2_bytes"), (int, float)) else None
+    lat_end = latency_floor_end(sw)
+    cols = (("7", "stage 7"), ("8", "stage 8"), ("CUB", "CUB"), ("copy", "copy"))
+    out = ['<div class="kit-scroll"><table class="kit-results kit-sweep"><tr><th rowspan="2">n</th>%s'
+           '<th rowspan="2">empty launch<br>&micro;s</th><th rowspan="2">stage 8<br>vs CUB</th></tr><tr>%s</tr>'
+           % ("".join('<th colspan="2">%s</th>' % name for _, name in cols),
+              "".join("<th>&micro;s</th><th>GB/s</th>" for _ in cols))]
+    for n in sw["ns"]:
+        cls = []
+        if l2 and 4 * n <= l2:
+            cls.append("kit-l2")
+        if lat_end and n <= lat_end:
+            cls.append("kit-latency")
+        cells = []
+        for key, _ in cols:
+            t, g = sweep_value(sw, n, key), sweep_value(sw, n, key, "gbps")
+            r = sw["by_n"][n].get(key)
+            if r is not None and r.get("result") != "ok":
+                cells.append('<td colspan="2" class="kit-bad">%s</td>' % html.escape(str(r.get("result"))))
+            else:
+                cells.append("<td>%s</td><td>%s</td>" % ("%.1f" % (1000 * t) if t else "-",
+                                                          ("%.0f" % g if g >= 10 else "%.1f" % g) if g else "-"))
+        tl = sweep_value(sw, n, "launch")
+        ratio = sweep_ratio(sw, n)
+        out.append('<tr%s><td>%s</td>%s<td>%s</td><td><b>%s</b></td></tr>'
+                   % (' class="%s"' % " ".join(cls) if cls else "", size_text(n), "".join(cells),
+                      "%.1f" % (1000 * tl) if tl else "-", "%.2fx" % ratio if ratio else "-"))
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def sweep_html(sweeps, runs, edition):
+    """The stage 8 page's sweep: per GPU, the newest sweep's chart and table; a sentence when none."""
+    if not sweeps:
+        return ('<p class="kit-note kit-missing">No sweep is committed yet. <code>reduce_ladder --sweep --format json</code> '
+                'on a GPU times stages 7 and 8, CUB, a copy and an empty kernel at every n from 2<sup>10</sup> to '
+                '2<sup>28</sup>; %s</p>\n' % ("its output, committed as <code>docs/results/sweep-&lt;GPU&gt;-&lt;date&gt;.json"
+                                             "</code>, appears here as a chart and a table." if edition == "instructor" else
+                                             "your instructor's kit shows it here once measured."))
+    out = []
+    for sw in sweeps:
+        source = " (<code>%s</code>)" % html.escape(sw["file"]) if edition == "instructor" else ""
+        reps = sorted(set(r.get("reps") for n in sw["ns"] for r in sw["by_n"][n].values() if r.get("reps")))
+        out.append('<div class="kit-ladder"><p class="kit-run"><b>%s</b>, measured %s by <span class="kit-nowrap">'
+                   '<code>reduce_ladder --sweep</code>:</span> n = %s to %s ints, %s threads per block, %s input, '
+                   'median of %s runs at each n%s</p>'
+                   % (html.escape(sw["gpu"]["name"]), html.escape(sw["date"]), size_text(sw["ns"][0]),
+                      size_text(sw["ns"][-1]), html.escape(str(sw.get("threads", "?"))),
+                      html.escape(str(sw.get("pattern", "?"))), "/".join(str(x) for x in reps) or "?", source))
+        out.append(sweep_chart(sw))
+        out.append(sweep_table(sw))
+        out.append("</div>")
+    out.append('<p class="kit-note">&micro;s: the median time of one reduction (the copy: of one copy of the n ints). '
+               'GB/s: 4n bytes per that time (the copy: 8n, read and written). <i>Stage 8 vs CUB</i>: CUB\'s time '
+               'divided by stage 8\'s, above 1.00x where stage 8 is faster. Green rows: the input fits in the L2 '
+               'cache; rows with a tan first cell: the latency floor, where stage 8 takes at most %.1f times an '
+               'empty kernel.</p>' % LATENCY_FACTOR)
+    return "\n".join(out) + "\n"
+
+
 def ladder_html(runs, stages, documented, edition, older):
     """The main page's charts and tables; a stage links to its page only where it has one."""
     out = []
@@ -719,7 +1211,7 @@ def ladder_html(runs, stages, documented, edition, older):
                        % (cell, html.escape(s["title"]), fmt(row["median_ms"], "%.4f"),
                           fmt(row["gbps"], "%.0f"), pct_text(percent_of_peak(r, row)), html.escape(row["step_speedup"]),
                           html.escape(row["cumulative_speedup"]), html.escape(row["percent_of_cub"]),
-                          HARRIS_G80[s["number"]]))
+                          harris(s["number"])))
         for name in ("CUB", "copy"):
             row = r["by_stage"].get(name)
             if row:
@@ -736,12 +1228,13 @@ def ladder_html(runs, stages, documented, edition, older):
     return "\n".join(out) + "\n"
 
 
-def figure_aliases(runs):
+def figure_aliases(runs, sweeps=()):
     """Doxygen aliases for the figures the pages quote in their text, from the newest run of each
     GPU: \\H200_7_gbps (3778), \\H200_7_step (1.73x), \\H200_7_cumul (9.23x), \\H200_7_pct_cub
     (103%), \\H200_7_pct_peak (78%), \\H200_7_pct_copy (94%), \\H200_peak (4814), \\H200_date,
     \\H200_l2 (60 MiB), \\H200_n (2<sup>26</sup>), \\H200_mib (256 MiB), \\H200_n_over_l2 (4.3)."""
     lines = ["# Generated by docs/tools/docs_assets.py from the newest run of each GPU in docs/results/."]
+    sections = []
 
     def alias(name, value):
         lines.append('ALIASES += %s="%s"' % (name, value.replace('"', '\\"')))
@@ -764,9 +1257,13 @@ def figure_aliases(runs):
         for key, row in r["by_stage"].items():
             if not ok_row(row):
                 continue
-            name = "%s_%s" % (g, key)
+            name = "%s_%s" % (g, alias_key(key))
             alias(name + "_gbps", "%.0f" % row["gbps"])
             alias(name + "_ms", "%.4f" % row["median_ms"])
+            alias(name + "_time", time_text(row["median_ms"]))
+            over = row.get("speedup_over_cpu", "-")
+            if isinstance(over, str) and over.endswith("x"):
+                alias(name + "_over_cpu", over)
             if percent_of_peak(r, row) is not None:
                 alias(name + "_pct_peak", "%.0f%%" % percent_of_peak(r, row))
             if key.isdigit():
@@ -778,7 +1275,53 @@ def figure_aliases(runs):
                     alias(name + "_pct_cub", "%.0f%%" % float(pct.rstrip("%")))
                 if ok_row(copy):
                     alias(name + "_pct_copy", "%.0f%%" % (100.0 * row["gbps"] / copy["gbps"]))
+        w = worth_figures(r)
+        if w:
+            sections.append("worth_" + g)
+            for key, value in sorted(w.items()):
+                alias("%s_worth_%s" % (g, key), value)
+    for sw in sweeps:
+        g = sw["short"]
+        f = sweep_figures(sw)
+        sections.append("sweep_" + g)
+        for key, value in sorted(f.items()):
+            alias("%s_sweep_%s" % (g, key), value)
+    gpus = set(r["short"] for r in runs)
+    stage_keys = sorted(set(k for r in runs for k, row in r["by_stage"].items() if k.isdigit() and ok_row(row)),
+                        key=int)
+    for k in stage_keys:
+        have = set(r["short"] for r in runs if ok_row(r["by_stage"].get(k)))
+        sections.extend("has_%s_%s" % (k, g) for g in sorted(have))
+        if have == gpus:
+            sections.append("has_%s_all" % k)   # every GPU's newest run measured stage k
+    for what, have in (("worth", set(x[6:] for x in sections if x.startswith("worth_"))),
+                       ("sweep", set(sw["short"] for sw in sweeps))):
+        if have:
+            sections.append(what)           # some GPU has it
+        if have and gpus <= have:
+            sections.append(what + "_all")  # every GPU the pages show has it
+    lines.append("# Sections for the pages' \\if: has_<stage>_<GPU> and has_<stage>_all (the newest runs measured "
+                 "the stage), worth_<GPU> (the CPU and copy rows of the ladder), "
+                 "sweep_<GPU> (a sweep), worth/sweep (some GPU), worth_all/sweep_all (every GPU with a run).")
+    if sections:
+        lines.append("ENABLED_SECTIONS += " + " ".join(sections))
     return "\n".join(lines) + "\n"
+
+
+def alias_key(key):
+    """A row's name as part of an alias: 'cpu-omp' -> 'cpu_omp', 'best+copy' -> 'best_copy'."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_")
+
+
+def time_text(ms):
+    """A time with its unit, three figures or so: 21.4 ms, 0.104 ms, 7.1 &micro;s."""
+    if ms >= 10:
+        return "%.1f ms" % ms
+    if ms >= 1:
+        return "%.2f ms" % ms
+    if ms >= 0.1:
+        return "%.3f ms" % ms
+    return "%.1f &micro;s" % (1000.0 * ms)
 
 
 def write(path, text):
@@ -867,7 +1410,10 @@ def main(argv):
         write(os.path.join(out, name), counters_html(s, runs))
         written.add(name)
     write(os.path.join(out, "ladder.html"), ladder_html(runs, stages, documented, args.edition, older))
-    write(os.path.join(out, "figures.doxy"), figure_aliases(runs))
+    sweeps = newest_sweeps(load_sweeps(src))
+    write(os.path.join(out, "sweep.html"), sweep_html(sweeps, runs, args.edition))
+    write(os.path.join(out, "worth.html"), worth_html(runs, args.edition))
+    write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps))
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
         if re.match(r"(stage\d+\.svg|(changes|results|counters)-stage\d+\.html)$", name) and name not in written:
