@@ -812,7 +812,7 @@ def worth_figures(r):
         return None
     ms = dict((k, rows[k]["median_ms"]) for k in WORTH_ROWS)
     ms["best"] = rows[best]["median_ms"]
-    f = dict(best_stage=best, cpu_threads=str(r.get("cpu_threads", "?")), cpu_name=str(r.get("cpu", "the host CPU")))
+    f = dict(best_stage=best, cpu_threads=str(r.get("cpu_threads") or "?"), cpu_name=str(r.get("cpu") or "the host CPU"))
     for key, k in (("cpu", "cpu"), ("omp", "cpu-omp"), ("pageable", "h2d-pageable"), ("pinned", "h2d-pinned"),
                    ("best_copy", "best+copy"), ("best", "best")):
         f[key + "_time"] = time_text(ms[k])
@@ -1163,6 +1163,28 @@ def sweep_table(sw):
     return "\n".join(out)
 
 
+def reps_text(sw):
+    """How many runs each median is of: '200 runs at each n', or '200 runs up to 2<sup>20</sup>, 30
+    above' where the sweep times large n fewer times."""
+    spans = []   # [reps, first n, last n]
+    for n in sw["ns"]:
+        reps = sorted(set(r.get("reps") for r in sw["by_n"][n].values() if isinstance(r.get("reps"), (int, float))))
+        if not reps:
+            continue
+        rep = int(max(reps))
+        if spans and spans[-1][0] == rep:
+            spans[-1][2] = n
+        else:
+            spans.append([rep, n, n])
+    if not spans:
+        return "? runs at each n"
+    if len(spans) == 1:
+        return "%d runs at each n" % spans[0][0]
+    if len(spans) == 2:
+        return "%d runs up to %s, %d above" % (spans[0][0], size_text(spans[0][2]), spans[1][0])
+    return ", ".join("%d runs from %s to %s" % (rep, size_text(a), size_text(b)) for rep, a, b in spans)
+
+
 def sweep_html(sweeps, runs, edition):
     """The stage 8 page's sweep: per GPU, the newest sweep's chart and table; a sentence when none."""
     if not sweeps:
@@ -1174,13 +1196,13 @@ def sweep_html(sweeps, runs, edition):
     out = []
     for sw in sweeps:
         source = " (<code>%s</code>)" % html.escape(sw["file"]) if edition == "instructor" else ""
-        reps = sorted(set(r.get("reps") for n in sw["ns"] for r in sw["by_n"][n].values() if r.get("reps")))
+        reps = reps_text(sw)
         out.append('<div class="kit-ladder"><p class="kit-run"><b>%s</b>, measured %s by <span class="kit-nowrap">'
                    '<code>reduce_ladder --sweep</code>:</span> n = %s to %s ints, %s threads per block, %s input, '
-                   'median of %s runs at each n%s</p>'
+                   'median of %s%s</p>'
                    % (html.escape(sw["gpu"]["name"]), html.escape(sw["date"]), size_text(sw["ns"][0]),
                       size_text(sw["ns"][-1]), html.escape(str(sw.get("threads", "?"))),
-                      html.escape(str(sw.get("pattern", "?"))), "/".join(str(x) for x in reps) or "?", source))
+                      html.escape(str(sw.get("pattern", "?"))), reps, source))
         out.append(sweep_chart(sw))
         out.append(sweep_table(sw))
         out.append("</div>")
