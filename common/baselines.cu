@@ -1,9 +1,11 @@
 /**
  * \file baselines.cu
- * \brief What a user would pick instead of writing a reduction: cub::DeviceReduce::Sum.
+ * \brief What a user would pick instead of writing a reduction: cub::DeviceReduce::Sum; and
+ * the floor under any kernel's time: the launch of an empty kernel.
  *
- * The ladder prints it as the yardstick for stage 7 ("% of CUB"). CUB is C++, so it gets
- * a C entry point here and the rest of the harness stays C.
+ * The ladder prints CUB as the yardstick for stage 7 ("% of CUB"); `reduce_ladder --sweep`
+ * prints the empty kernel's launch beside the stages at every n. Both are C++, so they get C
+ * entry points here and the rest of the harness stays C.
  */
 #include <cub/device/device_reduce.cuh>
 
@@ -14,4 +16,14 @@
 extern "C" cudaError_t kit_cub_sum(void *temp, size_t *temp_bytes, const int *in, int *out, size_t n)
 {
     return cub::DeviceReduce::Sum(temp, *temp_bytes, in, out, (int64_t)n);
+}
+
+/** A kernel that does nothing: its launch costs what every launch costs, and no more. */
+__global__ void kit_empty_kernel() {}
+
+/** Launches kit_empty_kernel with one block of one thread on the default stream; the launch's error. */
+extern "C" cudaError_t kit_empty_launch(void)
+{
+    kit_empty_kernel<<<1, 1>>>();
+    return cudaGetLastError();
 }

@@ -27,6 +27,10 @@
 
 /* CUB lives in C++ (baselines.cu); these are its C entry points. */
 cudaError_t kit_cub_sum(void *temp, size_t *temp_bytes, const int *in, int *out, size_t n);
+#ifndef KIT_EMULATOR
+/* The empty kernel's launch (baselines.cu; the emulator has none: kit_time_launch says so). */
+cudaError_t kit_empty_launch(void);
+#endif
 
 kit_status kit_cuda_failure(kit_error *err, cudaError_t code, const char *call,
                             const char *file, int line)
@@ -506,6 +510,8 @@ struct timed_job {
     const kit_stage *stage; /* run_stage's */
     unsigned threads;       /* run_stage's */
     int *copy_dst;          /* run_copy's */
+    const int *copy_src;    /* run_h2d's and run_copy_then_stage's: the host side of the copy */
+    int poison_input;       /* poison device_input's n ints before each run (the copy must refill them) */
 };
 
 /* Before a run, outside the timed region: a changed input, poisoned partial buffers (with
@@ -523,6 +529,11 @@ static kit_status prepare_run(timed_job *job, input_changes *changes, kit_error 
         cudaError_t code = poison_partial(ws, k);
         if (code != cudaSuccess)
             status = kit_cuda_failure(err, code, "cudaMemset (poisoning the partial sums)", __FILE__, __LINE__);
+    }
+    if (status == KIT_OK && job->poison_input) {
+        cudaError_t code = cudaMemset(ws->device_input, 0xA5, ws->n * sizeof(int));
+        if (code != cudaSuccess)
+            status = kit_cuda_failure(err, code, "cudaMemset (poisoning the input)", __FILE__, __LINE__);
     }
     if (status == KIT_OK)
         status = kit_sync(ws->timeout_s, err);
@@ -746,6 +757,125 @@ kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *ti
     if (status != KIT_TIMEOUT) /* freeing would wait for the hung work */
         cudaFree(job.copy_dst);
     return status;
+}
+
+/* ---------------------------------------------------------------- the whole job (kit.h) */
+
+static kit_status run_h2d(timed_job *job, kit_error *err)
+{
+    KIT_CUDA_TRY(cudaMemcpyAsync(job->ws->device_input, job->copy_src, job->ws->n * sizeof(int),
+                                 cudaMemcpyHostToDevice, KIT_LEGACY_STREAM), err);
+    return KIT_OK;
+}
+
+/* A pinned copy of the workspace's input (host_input as it is now); freed with cudaFreeHost. */
+static kit_status pinned_input(const kit_workspace *ws, int **pinned, kit_error *err)
+{
+    *pinned = NULL;
+    KIT_CUDA_TRY(cudaMallocHost((void **)pinned, ws->n * sizeof(int)), err);
+    memcpy(*pinned, ws->host_input, ws->n * sizeof(int));
+    return KIT_OK;
+}
+
+kit_status kit_time_h2d(kit_workspace *ws, kit_host_memory memory, int warmup, int reps, kit_timing *timing,
+                        kit_error *err)
+{
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    snprintf(job.what, sizeof job.what, "host-to-device copy from %s memory, n = %zu",
+             memory == KIT_HOST_PINNED ? "pinned" : "pageable", ws->n);
+    job.hint = "";
+    job.work = run_h2d;
+    int *pinned = NULL;
+    if (memory == KIT_HOST_PINNED) {
+        kit_status status = pinned_input(ws, &pinned, err);
+        if (status != KIT_OK)
+            return status;
+    }
+    job.copy_src = memory == KIT_HOST_PINNED ? pinned : ws->host_input;
+    kit_status status = time_job(&job, warmup, reps, NULL, timing, err);
+    if (pinned && status != KIT_TIMEOUT) /* freeing would wait for the hung work */
+        cudaFreeHost(pinned);
+    return status;
+}
+
+/* The input's copy from the host, then all passes of the stage: the whole job. */
+static kit_status run_copy_then_stage(timed_job *job, kit_error *err)
+{
+    kit_status status = run_h2d(job, err);
+    return status == KIT_OK ? run_stage(job, err) : status;
+}
+
+kit_status kit_time_stage_after_copy(const kit_stage *stage, kit_workspace *ws, unsigned threads, int warmup,
+                                     int reps, kit_timing *timing, kit_error *err)
+{
+    kit_status status = kit_check_threads(stage, threads, err);
+    if (status != KIT_OK)
+        return status;
+    int *pinned = NULL;
+    if ((status = pinned_input(ws, &pinned, err)) != KIT_OK)
+        return status;
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    describe_run(job.what, sizeof job.what, stage, ws, threads);
+    snprintf(job.what + strlen(job.what), sizeof job.what - strlen(job.what), ", after its copy from pinned memory");
+    job.vary = 1;
+    job.floor = 1;
+    job.hint = "did the stage read its input before the copy had delivered it, or remember an old answer?";
+    job.work = run_copy_then_stage;
+    job.stage = stage;
+    job.threads = threads;
+    job.copy_src = pinned;
+    job.poison_input = 1;
+    /* The runs' changes to the input go to the pinned buffer, which each run copies to the GPU;
+     * time_job writes the filled values back before it returns, as host_input's own buffer has them. */
+    int *own = ws->host_input;
+    ws->host_input = pinned;
+    status = time_job(&job, warmup, reps, NULL, timing, err);
+    ws->host_input = own;
+    if (status != KIT_OK && status != KIT_TIMEOUT && status != KIT_CUDA_ERROR) {
+        /* A run that failed before its copy left poison in device_input: the input as filled again. */
+        cudaError_t code = cudaMemcpy(ws->device_input, own, ws->n * sizeof(int), cudaMemcpyHostToDevice);
+        if (code != cudaSuccess) {
+            char cause[sizeof err->message];
+            snprintf(cause, sizeof cause, "%s", err->message);
+            kit_error copy_err;
+            kit_cuda_failure(&copy_err, code, "cudaMemcpy (restoring the input)", __FILE__, __LINE__);
+            status = kit_fail(err, KIT_CUDA_ERROR, "%s; after that: %s", cause, copy_err.message);
+        }
+    }
+    if (status != KIT_OK) /* the changes may not all have been written back: the sum of the input as filled */
+        ws->expected = kit_reference_sum(own, ws->n);
+    if (status != KIT_TIMEOUT) /* freeing would wait for the hung work */
+        cudaFreeHost(pinned);
+    return status;
+}
+
+#ifndef KIT_EMULATOR
+static kit_status run_launch(timed_job *job, kit_error *err)
+{
+    (void)job;
+    KIT_CUDA_TRY(kit_empty_launch(), err);
+    return KIT_OK;
+}
+#endif
+
+kit_status kit_time_launch(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err)
+{
+#ifdef KIT_EMULATOR
+    (void)ws, (void)warmup, (void)reps, (void)timing;
+    return kit_fail(err, KIT_BAD_ARGUMENT, "the CPU emulator times no launch: launch latency is a GPU's");
+#else
+    timed_job job;
+    memset(&job, 0, sizeof job);
+    job.ws = ws;
+    snprintf(job.what, sizeof job.what, "an empty kernel's launch (1 block of 1 thread)");
+    job.hint = "";
+    job.work = run_launch;
+    return time_job(&job, warmup, reps, NULL, timing, err);
+#endif
 }
 
 double kit_read_floor_ms(size_t n, const kit_timing *copy)

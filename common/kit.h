@@ -294,6 +294,62 @@ kit_status kit_profile_stage(const kit_stage *stage, kit_workspace *ws, unsigned
 /** The same for cub::DeviceReduce::Sum (one warm-up run, then one profiled). */
 kit_status kit_profile_cub(kit_workspace *ws, kit_error *err);
 
+/* ---------------------------------------------------------------- the whole job: CPU, copies, launches */
+
+/** Where the host side of a host-to-device copy lives. */
+typedef enum kit_host_memory {
+    KIT_HOST_PAGEABLE, /**< ordinary malloc'ed memory: the driver stages it through a pinned buffer of its own */
+    KIT_HOST_PINNED    /**< page-locked memory from cudaMallocHost: the GPU reads it directly (DMA) */
+} kit_host_memory;
+
+/**
+ * Times the copy of the workspace's input (n ints) from the host to the GPU, as kit_time_copy()
+ * times the device-to-device one (CUDA events on the legacy default stream, partial buffers
+ * poisoned before each run, no floor): from host_input itself (KIT_HOST_PAGEABLE), or from a
+ * cudaMallocHost buffer holding the same values (KIT_HOST_PINNED; allocated and freed here).
+ * The copy lands in device_input, which therefore keeps its values.
+ */
+kit_status kit_time_h2d(kit_workspace *ws, kit_host_memory memory, int warmup, int reps, kit_timing *timing,
+                        kit_error *err);
+
+/**
+ * Times the whole job of a GPU sum whose input starts on the host: the copy of the input from
+ * pinned memory to the GPU, then all of \p stage's passes, as one timed region per run (not a
+ * sum of two medians). Everything kit_time_stage() does around a run is done here too (the
+ * input varied, the partial buffers poisoned, every answer checked); besides, device_input is
+ * poisoned before each run, so an answer is right only if the copy delivered the input. The
+ * varied input lives in the pinned buffer for the time of the call (kit_workspace::host_input
+ * points there meanwhile, and back to its own buffer at the end, unchanged).
+ */
+kit_status kit_time_stage_after_copy(const kit_stage *stage, kit_workspace *ws, unsigned threads, int warmup,
+                                     int reps, kit_timing *timing, kit_error *err);
+
+/**
+ * Times the launch of an empty kernel (no body, one block of one thread; common/baselines.cu),
+ * with the same mechanics as the other timed rows: the floor under any one-launch kernel's
+ * time, which small inputs reach. The workspace gives the timeout (its partial buffers are
+ * poisoned before each run, as for every timed row). Not on the CPU emulator (KIT_BAD_ARGUMENT).
+ */
+kit_status kit_time_launch(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
+
+/** Threads the CPU's OpenMP sum uses (omp_get_max_threads()); 0 when this build has no OpenMP. */
+int kit_cpu_threads(void);
+
+/** Writes the CPU's model name ("model name" in /proc/cpuinfo) into \p out; 0 (and "") where
+ *  it cannot be read. */
+int kit_cpu_model(char *out, size_t size);
+
+/**
+ * The exact sum of \p values on the CPU, in int64: on one thread (\p parallel = 0, as
+ * kit_reference_sum()) or on kit_cpu_threads() threads with OpenMP (\p parallel = 1, `omp
+ * parallel for reduction(+:sum)`). Every run's sum is checked against \p expected
+ * (KIT_WRONG_RESULT); \p warmup untimed runs, then \p reps runs timed with CLOCK_MONOTONIC into
+ * \p timing. \p reps = 0: one checked run, \p timing all zero (the CPU emulator times nothing).
+ * KIT_BAD_ARGUMENT for \p parallel = 1 in a build without OpenMP.
+ */
+kit_status kit_time_cpu_sum(const int *values, size_t n, int parallel, int64_t expected, int warmup, int reps,
+                            kit_timing *timing, kit_error *err);
+
 /**
  * Waits for all the GPU's work, but at most \p timeout_s seconds: KIT_TIMEOUT if it is still
  * busy, KIT_CUDA_ERROR if the work failed. It records an event on the legacy default stream

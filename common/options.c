@@ -13,7 +13,7 @@ const char *kit_usage(void)
     return "usage: reduce_ladder [options]\n"
            "Runs the reduction stages on the GPU, checks each against the exact sum and times it.\n"
            "\n"
-           "  --stage K       run stage K only (1-7), or 'all' (default: all)\n"
+           "  --stage K       run stage K only (1-8), or 'all' (default: all)\n"
            "  --impl WHICH    'solutions' (reference kernels, default) or 'labs' (yours)\n"
            "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26; 2^20 on the CPU emulator)\n"
            "  --threads T     block size, a power of two from 64 to 1024 (default: 256)\n"
@@ -23,6 +23,17 @@ const char *kit_usage(void)
            "  --format F      table, csv or json (default: table)\n"
            "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
            "  --no-baselines  skip the CUB and device-to-device copy rows\n"
+           "  --no-host       skip the rows of the whole job, which the full ladder adds: the exact sum on\n"
+           "                  the CPU (one thread, and OpenMP's threads), the input's copy to the GPU from\n"
+           "                  pageable and from pinned memory, and the fastest stage timed together with\n"
+           "                  its copy; the speedup over the CPU is a column ('vs CPU')\n"
+           "  --host          add those rows to a --stage K run too\n"
+           "  --sweep         instead of the ladder: time stages 7 and 8, CUB, the copy and an empty\n"
+           "                  kernel's launch at every n = 2^10, 2^11, ..., 2^28 (median of 200 runs up\n"
+           "                  to 2^20, of --reps above); on the CPU emulator, check stages 7 and 8 at\n"
+           "                  every n up to 2^20, untimed (its JSON: \"emulated\": true, timings null)\n"
+           "  --from N        the sweep's smallest n, a power of two from 2^10 (default: 2^10)\n"
+           "  --to N          the sweep's largest n, a power of two up to 2^28 (default: 2^28)\n"
            "  --counters      also say why each row is as fast as it is: on a GPU, hardware counters\n"
            "                  from Nsight Compute (ncu; DRAM bytes, % of peak bandwidth, bank conflicts,\n"
            "                  active threads, instructions, occupancy, top stall); on the CPU emulator,\n"
@@ -46,6 +57,54 @@ void kit_options_default(kit_options *o)
     o->format = KIT_FORMAT_TABLE;
     o->timeout_s = 10.0;
     o->baselines = 1;
+    o->host = -1;
+    o->sweep_from = KIT_SWEEP_MIN_N;
+    o->sweep_to = KIT_SWEEP_MAX_N;
+}
+
+/* --from and --to: a power of two from KIT_SWEEP_MIN_N to KIT_SWEEP_MAX_N. */
+static kit_status parse_sweep_bound(const char *v, const char *what, size_t *value, kit_error *err)
+{
+    size_t count = 0;
+    if (kit_parse_count(v ? v : "", what, &count, NULL) != KIT_OK || count < KIT_SWEEP_MIN_N ||
+        count > KIT_SWEEP_MAX_N || (count & (count - 1)) != 0)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s must be a power of two from 2^10 to 2^28 (like 2^16, 65536 or "
+                        "1<<16), not '%s'", what, v ? v : "");
+    *value = count;
+    return KIT_OK;
+}
+
+/* The power of two p as "2^k". */
+static int log2_of(size_t p)
+{
+    int k = 0;
+    while (p > 1) {
+        p >>= 1;
+        k++;
+    }
+    return k;
+}
+
+/* What does not go together, once every option is read. */
+static kit_status check_combinations(const kit_options *o, int range_given, kit_error *err)
+{
+    if (range_given && !o->sweep)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--from and --to set the sizes of --sweep, which was not given");
+    if (!o->sweep)
+        return KIT_OK;
+    if (o->sweep_from > o->sweep_to)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--from (2^%d) is larger than --to (2^%d): nothing to sweep",
+                        log2_of(o->sweep_from), log2_of(o->sweep_to));
+    if (o->stage != 0)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--sweep runs stages 7 and 8 (and CUB, the copy and a launch) at "
+                        "every n; it takes no --stage");
+    if (o->n_given)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--sweep runs every power of two from --from to --to; it takes no --n");
+    if (o->counters)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--counters goes with the ladder, not with --sweep");
+    if (o->host == 1)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--host goes with the ladder: --sweep has no CPU or host-to-device rows");
+    return KIT_OK;
 }
 
 /* Parses an unsigned decimal integer that fills the whole string. */
@@ -115,6 +174,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *err)
 {
     kit_options_default(o);
+    int range_given = 0; /* --from or --to */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v;
         int m = 0;
@@ -124,6 +184,21 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->help = 1;
         } else if (strcmp(arg, "--no-baselines") == 0) {
             o->baselines = 0;
+        } else if (strcmp(arg, "--no-host") == 0) {
+            o->host = 0;
+        } else if (strcmp(arg, "--host") == 0) {
+            o->host = 1;
+        } else if (strcmp(arg, "--sweep") == 0) {
+            o->sweep = 1;
+        } else if ((v = option_value(argc, argv, &i, "--from", &m)) || m) {
+            if ((s = parse_sweep_bound(v, "--from", &o->sweep_from, err)) != KIT_OK)
+                return s;
+            range_given = 1;
+        } else if ((v = option_value(argc, argv, &i, "--to", &m)) || m) {
+            if ((s = parse_sweep_bound(v, "--to", &o->sweep_to, err)) != KIT_OK)
+                return s;
+            range_given = 1;
+            o->sweep_to_given = 1;
         } else if (strcmp(arg, "--emulate") == 0) {
             o->emulate = 1;
         } else if (strcmp(arg, "--counters") == 0) {
@@ -208,5 +283,5 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             return kit_fail(err, KIT_BAD_ARGUMENT, "unknown option '%s' (try --help)", arg);
         }
     }
-    return KIT_OK;
+    return check_combinations(o, range_given, err);
 }

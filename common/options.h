@@ -32,11 +32,27 @@ typedef struct kit_options {
     int counted_run;    /**< internal, for --counters: 1..KIT_STAGE_COUNT, or KIT_COUNTED_CUB: run
                              that row once for the profiler, print nothing; 0: not such a run */
     int help;           /**< 1: --help was given */
+    int host;           /**< the CPU rows and the host-to-device rows: 1 (--host), 0 (--no-host), or -1 (the
+                             default: with the full ladder, not with --stage K) */
+    int sweep;          /**< 1: --sweep: stages 7 and 8, CUB, the copy and an empty launch at every n */
+    size_t sweep_from;  /**< --from: the sweep's smallest n, a power of two (default KIT_SWEEP_MIN_N) */
+    size_t sweep_to;    /**< --to: the sweep's largest n, a power of two (default KIT_SWEEP_MAX_N) */
+    int sweep_to_given; /**< 1: --to was given (the CPU emulator's sweep otherwise ends at KIT_EMULATED_N quietly) */
 } kit_options;
 
 /** The emulated ladder's n when --n is not given: 2^20 takes the CPU a fraction of a second
  *  per stage (2^26, the GPU's default, took over a minute for the seven stages on 2 cores). */
 #define KIT_EMULATED_N ((size_t)1 << 20)
+
+/** The smallest n --sweep runs (and --from takes). */
+#define KIT_SWEEP_MIN_N ((size_t)1 << 10)
+/** The largest n --sweep runs (and --to takes): 1 GiB of ints. */
+#define KIT_SWEEP_MAX_N ((size_t)1 << 28)
+/** Up to this n the sweep times each row KIT_SWEEP_SMALL_REPS times (or --reps, if more): a run
+ *  takes microseconds there, and its median moves with a few dozen runs. Above it, --reps. */
+#define KIT_SWEEP_SMALL_N ((size_t)1 << 20)
+/** Timed repetitions per row of the sweep up to KIT_SWEEP_SMALL_N. */
+#define KIT_SWEEP_SMALL_REPS 200
 
 /** kit_options::counted_run for the CUB row. */
 #define KIT_COUNTED_CUB (KIT_STAGE_COUNT + 1)

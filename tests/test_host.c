@@ -1,7 +1,7 @@
 /**
  * \file test_host.c
  * \brief Host-only unit tests: the CPU reference, the input patterns, option parsing, the
- * stage table and the reading of Nsight Compute's output. They need no GPU and make no CUDA call, so they run everywhere, CI included.
+ * stage table, the reading of Nsight Compute's output and the ladder's CPU rows. They need no GPU and make no CUDA call, so they run everywhere, CI included.
  */
 #include <check.h>
 #include <limits.h>
@@ -178,12 +178,16 @@ static const struct {
     {"--n", "0", "--n"},             {"--n", "2^31", "--n"},         {"--n", "12abc", "--n"},
     {"--n", "-5", "--n"},            {"--n", "3^4", "--n"},          {"--n", NULL, "--n"},
     {"--threads", "100", "power"},   {"--threads", "32", "power"},   {"--threads", "2048", "power"},
-    {"--stage", "8", "stage"},       {"--stage", "0", "stage"},      {"--stage", "two", "stage"},
+    {"--stage", "9", "stage"},       {"--stage", "0", "stage"},      {"--stage", "two", "stage"},
     {"--impl", "mine", "--impl"},    {"--reps", "5", "--reps"},      {"--format", "xml", "--format"},
     {"--pattern", "zeros", "zeros"}, {"--frobnicate", NULL, "unknown option"},
     {"--seed", "-1", "--seed"},      {"--timeout", "0", "--timeout"},
     {"--stage", "--impl", "--stage needs a value"}, /* the next option is not a value */
     {"--timeout", "-1", "whole number, not"},       /* no --n example for a timeout */
+    {"--from", "1000", "--from must be a power of two"}, {"--from", "2^9", "--from must be a power of two"},
+    {"--to", "2^29", "--to must be a power of two"},     {"--to", "lots", "--to must be a power of two"},
+    {"--from", NULL, "--from must be a power of two"},   {"--to", "-4096", "--to must be a power of two"},
+    {"--from", "2^12", "--from and --to set the sizes of --sweep"}, /* no --sweep */
 };
 
 START_TEST(bad_options_are_refused_with_a_message_naming_them)
@@ -193,6 +197,122 @@ START_TEST(bad_options_are_refused_with_a_message_naming_them)
     ck_assert_int_eq(parse(&o, &err, bad_lines[_i].a, bad_lines[_i].b, NULL), KIT_BAD_ARGUMENT);
     ck_assert_msg(strstr(err.message, bad_lines[_i].says) != NULL, "'%s %s' gave: %s", bad_lines[_i].a,
                   bad_lines[_i].b ? bad_lines[_i].b : "", err.message);
+}
+END_TEST
+
+/* The sweep's options, and what does not go with them. */
+START_TEST(sweep_and_host_options_are_parsed_and_checked_together)
+{
+    kit_options o;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_int_eq(parse(&o, &err, NULL, NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.sweep, 0);
+    ck_assert_int_eq(o.host, -1); /* the host rows: with the full ladder only */
+    ck_assert(o.sweep_from == KIT_SWEEP_MIN_N && o.sweep_from == (size_t)1 << 10);
+    ck_assert(o.sweep_to == KIT_SWEEP_MAX_N && o.sweep_to == (size_t)1 << 28);
+    ck_assert_int_eq(parse(&o, &err, "--no-host", NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.host, 0);
+    ck_assert_int_eq(parse(&o, &err, "--stage", "8", "--host"), KIT_OK);
+    ck_assert_int_eq(o.host, 1);
+    ck_assert_int_eq(o.stage, 8);
+    ck_assert_int_eq(parse(&o, &err, "--sweep", NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.sweep, 1);
+    ck_assert_int_eq(o.sweep_to_given, 0);
+    ck_assert_int_eq(parse(&o, &err, "--sweep", "--from=2^12", "--to=1<<16"), KIT_OK);
+    ck_assert(o.sweep_from == 4096 && o.sweep_to == 65536);
+    ck_assert_int_eq(o.sweep_to_given, 1);
+    ck_assert_int_eq(parse(&o, &err, "--sweep", "--from=1024", "--to=1024"), KIT_OK); /* one size */
+    ck_assert(o.sweep_from == 1024 && o.sweep_to == 1024);
+    ck_assert_int_eq(parse(&o, &err, "--sweep", "--to=268435456", "--stage=all"), KIT_OK);
+    ck_assert(o.sweep_to == (size_t)1 << 28);
+    ck_assert_int_eq(parse(&o, &err, "--sweep", "--no-host", "--no-baselines"), KIT_OK);
+
+    static const struct {
+        const char *a, *b, *c;
+        const char *says;
+    } refused[] = {
+        {"--sweep", "--from=2^20", "--to=2^12", "--from (2^20) is larger than --to (2^12)"},
+        {"--sweep", "--stage", "3", "it takes no --stage"},
+        {"--sweep", "--n", "2^20", "it takes no --n"},
+        {"--sweep", "--counters", NULL, "--counters goes with the ladder"},
+        {"--sweep", "--host", NULL, "--host goes with the ladder"},
+        {"--to", "2^16", NULL, "--from and --to set the sizes of --sweep, which was not given"},
+        {"--sweep", "--from", "3000", "--from must be a power of two from 2^10 to 2^28"},
+        {"--sweep", "--to", "2^30", "--to must be a power of two from 2^10 to 2^28"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        err.message[0] = '\0';
+        ck_assert_int_eq(parse(&o, &err, refused[i].a, refused[i].b, refused[i].c), KIT_BAD_ARGUMENT);
+        ck_assert_msg(strstr(err.message, refused[i].says) != NULL, "'%s %s %s' gave: %s", refused[i].a,
+                      refused[i].b, refused[i].c ? refused[i].c : "", err.message);
+        ck_assert_ptr_null(strchr(err.message, '\n'));
+    }
+    /* --help lists them */
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--sweep"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--from N"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--to N"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--no-host"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--host "));
+}
+END_TEST
+
+/* ------------------------------------------------------------ the CPU rows */
+
+START_TEST(cpu_sums_on_one_thread_and_with_openmp_are_exact_checked_and_timed)
+{
+    enum { N = (1 << 20) + 3 };
+    int *values = malloc(N * sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    kit_fill_input(values, N, KIT_PATTERN_RANDOM, 5);
+    values[N - 1] = INT_MAX; /* two large values: the sum passes INT_MAX, so it must be added in 64 bits */
+    values[N - 2] = INT_MAX;
+    const int64_t exact = kit_reference_sum(values, N);
+    ck_assert(exact > INT_MAX);
+#ifdef KIT_TEST_HAVE_OPENMP
+    ck_assert_int_ge(kit_cpu_threads(), 1); /* CMake found OpenMP: the build must use it */
+    const int parallel_ways = 2;
+#else
+    const int parallel_ways = kit_cpu_threads() > 0 ? 2 : 1;
+#endif
+    for (int parallel = 0; parallel < parallel_ways; parallel++) {
+        kit_timing t;
+        kit_error err = {KIT_OK, ""};
+        ck_assert_int_eq(kit_time_cpu_sum(values, N, parallel, exact, 1, 5, &t, &err), KIT_OK);
+        ck_assert_int_eq(t.reps, 5);
+        ck_assert(t.min_ms > 0 && t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+        ck_assert(t.q1_ms <= t.median_ms && t.median_ms <= t.q3_ms);
+        /* every run is checked: a wrong expected sum fails and says both */
+        ck_assert_int_eq(kit_time_cpu_sum(values, N, parallel, exact + 1, 0, 3, &t, &err), KIT_WRONG_RESULT);
+        ck_assert_ptr_nonnull(strstr(err.message, parallel ? "OpenMP" : "one thread"));
+        ck_assert_ptr_nonnull(strstr(err.message, "expected"));
+        /* reps = 0: checked once, not timed (the CPU emulator's ladder) */
+        ck_assert_int_eq(kit_time_cpu_sum(values, N, parallel, exact, 1, 0, &t, &err), KIT_OK);
+        ck_assert_int_eq(t.reps, 0);
+        ck_assert(t.median_ms == 0.0);
+        ck_assert_int_eq(kit_time_cpu_sum(values, N, parallel, exact - 1, 1, 0, &t, &err), KIT_WRONG_RESULT);
+        /* a few elements, fewer than threads */
+        ck_assert_int_eq(kit_time_cpu_sum(values, 1, parallel, values[0], 0, 1, &t, &err), KIT_OK);
+    }
+    if (kit_cpu_threads() == 0) {
+        kit_timing t;
+        kit_error err = {KIT_OK, ""};
+        ck_assert_int_eq(kit_time_cpu_sum(values, N, 1, exact, 0, 1, &t, &err), KIT_BAD_ARGUMENT);
+        ck_assert_ptr_nonnull(strstr(err.message, "OpenMP"));
+    }
+    free(values);
+    char model[256];
+    int known = kit_cpu_model(model, sizeof model);
+    ck_assert_int_eq(known, model[0] != '\0');
+    ck_assert_ptr_null(strchr(model, '\n'));
+    FILE *cpuinfo = fopen("/proc/cpuinfo", "r");
+    if (cpuinfo) { /* where the file names the model, it is found */
+        char line[512];
+        int named = 0;
+        while (fgets(line, sizeof line, cpuinfo))
+            named |= strncmp(line, "model name", 10) == 0;
+        fclose(cpuinfo);
+        ck_assert_int_eq(known, named);
+    }
 }
 END_TEST
 
@@ -367,7 +487,11 @@ int main(void)
     tcase_add_test(options, options_accept_every_form_they_document);
     tcase_add_loop_test(options, bad_options_are_refused_with_a_message_naming_them, 0,
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
+    tcase_add_test(options, sweep_and_host_options_are_parsed_and_checked_together);
     suite_add_tcase(suite, options);
+    TCase *cpu = tcase_create("cpu");
+    tcase_add_test(cpu, cpu_sums_on_one_thread_and_with_openmp_are_exact_checked_and_timed);
+    suite_add_tcase(suite, cpu);
     TCase *stages = tcase_create("stages");
     tcase_add_test(stages, stage_tables_list_every_stage_in_order_with_existing_files);
     tcase_add_test(stages, block_sizes_outside_a_stage_range_are_refused);
