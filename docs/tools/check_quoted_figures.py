@@ -10,8 +10,8 @@ In each sentence it finds
     nearest "stage K", "CUB"/"cub::...", "copy" or "peak" before them in the clause, else the
     stage of the file (labs/0K_..., docs/stages/stageK.md), else the subjects of the list
     in the sentence before ("On an H100 the same day: 407, 2782 and 2757 GB/s");
-  - speedups ("1.62x stage 1", "1.03x over stage 5", "9.23x") and grading.conf's line of
-    seven speedups over stage 1 ("1.00 1.62 2.09 ...");
+  - speedups ("1.62x stage 1", "1.03x over stage 5", "9.23x") and grading.conf's lines of
+    speedups over stage 1, one per stage ("1.00 1.62 2.09 ...", six or more);
   - percentages of CUB, of the copy and of the peak ("103% of cub::DeviceReduce::Sum");
   - dates, "2^K ints", "T threads" and "median of R runs" in a sentence that quotes figures;
   - links to docs/results/ladder-*.{json,txt};
@@ -290,7 +290,7 @@ CLAUSE_SPLIT = re.compile(r"[,;:()]")
 NUM = r"\d+(?:\.\d+)?"
 BANDWIDTH = re.compile(r"(?<![\w.^])((?:%s(?:,\s*|\s+(?:and|or|to|of)\s+))*%s)\s*(GB/s|TB/s)" % (NUM, NUM))
 SPEEDUP = re.compile(r"(?<![\w.^])(%s)x\b" % NUM)
-SPEEDUP_LINE = re.compile(r"(?<![\w.^])(\d+\.\d\d)((?:\s+\d+\.\d\d){6})(?![\w.])")
+SPEEDUP_LINE = re.compile(r"(?<![\w.^])(\d+\.\d\d)((?:\s+\d+\.\d\d){5,})(?![\w.])")   # one per stage
 PERCENT = re.compile(r"(?<![\w.^])(%s)%%\s+of\s+([^,;.()]{0,60})" % NUM)
 SUBJECT = re.compile(r"\bstage\s+(\d+)\b|\b(CUB|cub::)|\b(copy)\b|\b(peak|theoretical)\b", re.I)
 # the ladder's host rows, named in a clause before a figure: OpenMP first (its clause names the CPU too)
