@@ -423,8 +423,8 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     kit_report_csv_header(f);
     kit_report_csv_row(f, "alice", g, 5);
     fclose(f);
-    ck_assert_str_eq(text, "student,stage1,stage2,stage3,stage4,stage5,stage6,stage7,total,max_total\n"
-                           "alice,10,0,8,0,0,,,18,50\n");
+    ck_assert_str_eq(text, "student,stage1,stage2,stage3,stage4,stage5,stage6,stage7,stage8,total,max_total\n"
+                           "alice,10,0,8,0,0,,,,18,50\n");
     free(text);
     clean_dir();
 }
@@ -506,7 +506,7 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     snprintf(command, sizeof command, "grep -q '^total .* 0 / 30$' %s/out.txt && ! grep -q '^4 ' %s/out.txt && "
              "! grep -q 'stage 4' %s", dir, dir, json);
     ck_assert_int_eq(system(command), 0);
-    snprintf(command, sizeof command, "%s --results %s --stages 1,8 2>/dev/null", KIT_GRADE_REPORT, dir);
+    snprintf(command, sizeof command, "%s --results %s --stages 1,9 2>/dev/null", KIT_GRADE_REPORT, dir);
     ck_assert_int_ne(system(command), 0);
     snprintf(command, sizeof command, "rm -f %s/results.json %s/row.csv %s/out.txt", dir, dir, dir);
     ck_assert_int_eq(system(command), 0);
