@@ -43,7 +43,7 @@
 
 /** Blocks added so far and their sum; 0 between launches (the last block puts it back). */
 [[maybe_unused]] /* until the lab's kernel uses it */
-static __device__ unsigned long long blocks_and_sum = 0;
+static __device__ unsigned long long blocks_and_sum; /* static storage: 0 when the program starts */
 
 //! [kernel]
 /** The 32 lanes' values added up; every lane gets the total. */
