@@ -854,7 +854,7 @@ def worth_chart(r, f):
            'aria-label="time to the sum on %s">' % (W, H, W, html.escape(r["gpu"]["name"]))]
     svg.append('<text x="8" y="22" font-size="14" font-weight="bold">%s</text>' % html.escape(
         "Time to the sum of %s ints, from where the data is, %s, %s" % (
-            "2^%d" % (r["n"].bit_length() - 1) if r["n"] & (r["n"] - 1) == 0 else r["n"], r["short"], r["date"])))
+            sup(r["n"].bit_length() - 1) if r["n"] & (r["n"] - 1) == 0 else r["n"], r["short"], r["date"])))
     for k, (label, row, colour) in enumerate(bars):
         y = top_y + k * pitch
         w = max(1.5, plot_w * row["median_ms"] / top)
