@@ -362,6 +362,22 @@ typedef struct sweep_size {
     ladder_row rows[SWEEP_ROWS];
 } sweep_size;
 
+/* How many turns each row of the sweep is timed in (see sweep_one). */
+#define SWEEP_VISITS 10
+
+/* Times one row of the sweep: \p warmup untimed runs, then \p reps timed ones. */
+static kit_status time_sweep_row(const ladder_row *row, const kit_stage *table, kit_workspace *ws, unsigned threads,
+                                 int warmup, int reps, kit_timing *t, kit_error *err)
+{
+    if (strcmp(row->label, "CUB") == 0)
+        return kit_time_cub(ws, warmup, reps, t, err);
+    if (strcmp(row->label, "copy") == 0)
+        return kit_time_copy(ws, warmup, reps, t, err);
+    if (strcmp(row->label, "launch") == 0)
+        return kit_time_launch(ws, warmup, reps, t, err);
+    return kit_time_stage(kit_find_stage(table, row->label[0] - '0'), ws, threads, warmup, reps, t, err);
+}
+
 static int log2_size(size_t n)
 {
     int k = 0;
@@ -416,26 +432,50 @@ static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size
         kit_workspace_free(&ws);
         return;
     }
-    for (int r = 0; r < size->count && !*lost; r++) {
-        ladder_row *row = &rows[r];
-        double row_bytes = bytes;
-        if (r < stage_rows) {
-            const kit_stage *stage = kit_find_stage(table, row->label[0] - '0');
-            int got = 0;
-            status = kit_run_checked(stage, &ws, opt->threads, &got, &err);
-            if (status == KIT_OK && !KIT_EMULATED)
-                status = kit_time_stage(stage, &ws, opt->threads, warmup, size->reps, &row->timing, &err);
-        } else if (strcmp(row->label, "CUB") == 0) {
-            status = kit_time_cub(&ws, warmup, size->reps, &row->timing, &err);
-        } else if (strcmp(row->label, "copy") == 0) {
-            row_bytes = 2 * bytes;
-            status = kit_time_copy(&ws, warmup, size->reps, &row->timing, &err);
-        } else {
-            row_bytes = 0; /* a launch moves no data: no GB/s */
-            status = kit_time_launch(&ws, warmup, size->reps, &row->timing, &err);
+    /* Each stage once with every check; then all rows timed in turns (SWEEP_VISITS visits,
+     * each a median of reps / SWEEP_VISITS runs, the rows in a rotating order), so a drift of
+     * the clocks or of the host during one n touches every row alike: at small n a run takes a
+     * few microseconds and two rows timed one after the other can differ by 10% from drift alone. */
+    int failed[SWEEP_ROWS] = {0};
+    for (int r = 0; r < stage_rows && !*lost; r++) {
+        int got = 0;
+        status = kit_run_checked(kit_find_stage(table, rows[r].label[0] - '0'), &ws, opt->threads, &got, &err);
+        if (status != KIT_OK) {
+            run_timed_row(&rows[r], bytes, status, &err);
+            failed[r] = 1;
+            *lost = context_lost(status);
         }
-        run_timed_row(row, row_bytes, status, &err);
-        *lost = context_lost(status);
+    }
+    const int per_visit = size->reps / SWEEP_VISITS > 0 ? size->reps / SWEEP_VISITS : 1;
+    double visit_ms[SWEEP_ROWS][SWEEP_VISITS];
+    for (int visit = -1; visit < SWEEP_VISITS && !KIT_EMULATED; visit++) { /* visit -1: the warm-up */
+        for (int j = 0; j < size->count && !*lost; j++) {
+            int r = (visit < 0 ? j : j + visit) % size->count;
+            if (failed[r])
+                continue;
+            kit_timing t;
+            status = time_sweep_row(&rows[r], table, &ws, opt->threads, visit < 0 ? warmup : 0,
+                                    visit < 0 ? 1 : per_visit, &t, &err);
+            if (status != KIT_OK) {
+                run_timed_row(&rows[r], r < stage_rows ? bytes : 0, status, &err);
+                failed[r] = 1;
+                *lost = context_lost(status);
+            } else if (visit >= 0) {
+                visit_ms[r][visit] = t.median_ms;
+            }
+        }
+    }
+    for (int r = 0; r < size->count && !*lost; r++) {
+        if (failed[r])
+            continue;
+        double row_bytes = strcmp(rows[r].label, "copy") == 0 ? 2 * bytes /* read + write */
+                           : strcmp(rows[r].label, "launch") == 0 ? 0  /* a launch moves no data: no GB/s */
+                           : bytes;
+        if (!KIT_EMULATED) {
+            kit_timing_summarize(visit_ms[r], SWEEP_VISITS, &rows[r].timing);
+            rows[r].timing.reps = SWEEP_VISITS * per_visit; /* the runs behind the medians */
+        }
+        run_timed_row(&rows[r], row_bytes, KIT_OK, &err);
     }
     kit_workspace_free(&ws);
 }
@@ -513,10 +553,11 @@ static void print_sweep(const kit_options *opt, const kit_gpu *gpu, const sweep_
     } else {
         printf("Sweep on %s (%d SMs, %.0f MB L2, peak %.0f GB/s), %s\n", gpu->name, gpu->sm_count,
                gpu->l2_bytes / 1e6, gpu->peak_gbps, date);
-        printf("%s, %u threads, %s input (seed %llu); each cell the median of %d runs up to n = 2^%d, of %d above\n\n",
-               impl, opt->threads, kit_pattern_name(opt->pattern), (unsigned long long)opt->seed,
-               opt->reps > KIT_SWEEP_SMALL_REPS ? opt->reps : KIT_SWEEP_SMALL_REPS, log2_size(KIT_SWEEP_SMALL_N),
-               opt->reps);
+        printf("%s, %u threads, %s input (seed %llu); each cell the median of %d turns, the rows of an n timed in "
+               "turn, each turn the median of %d runs up to n = 2^%d, of %d above\n\n",
+               impl, opt->threads, kit_pattern_name(opt->pattern), (unsigned long long)opt->seed, SWEEP_VISITS,
+               (opt->reps > KIT_SWEEP_SMALL_REPS ? opt->reps : KIT_SWEEP_SMALL_REPS) / SWEEP_VISITS,
+               log2_size(KIT_SWEEP_SMALL_N), opt->reps / SWEEP_VISITS > 0 ? opt->reps / SWEEP_VISITS : 1);
         const ladder_row *first = sizes[0].rows;
         int stage8 = -1, cub = -1;
         printf("%-5s", "n");
