@@ -124,7 +124,7 @@ static unsigned int resident_blocks(unsigned threads)
 /** One launch over at most one wave of blocks; the sum is in out[0] when it ends. Returns 1. */
 static size_t launch_reduce_one_pass(const int *in, int *out, size_t n, unsigned threads)
 {
-    unsigned int per_block = 16 * threads; /* at least 16 values per thread: one block up to 16 x threads */
+    unsigned int per_block = 16 * threads; /* 16 values a thread or more: one block up to 16 x threads */
     unsigned int blocks = (unsigned int)((n + per_block - 1) / per_block);
     if (blocks > resident_blocks(threads))
         blocks = resident_blocks(threads);
