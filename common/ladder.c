@@ -500,8 +500,8 @@ static void print_sweep(const kit_options *opt, const kit_gpu *gpu, const sweep_
         printf("{\"kind\": \"sweep\", ");
         json_gpu(gpu);
         printf(",\n \"emulated\": %s, \"date\": \"%s\", \"impl\": \"%s\", \"threads\": %u, \"pattern\": \"%s\", "
-               "\"seed\": %llu,\n \"sizes\": [\n", KIT_EMULATED ? "true" : "false", date, impl, opt->threads,
-               kit_pattern_name(opt->pattern), (unsigned long long)opt->seed);
+               "\"seed\": %llu, \"turns\": %d,\n \"sizes\": [\n", KIT_EMULATED ? "true" : "false", date, impl,
+               opt->threads, kit_pattern_name(opt->pattern), (unsigned long long)opt->seed, KIT_EMULATED ? 0 : SWEEP_VISITS);
         for (int i = 0; i < count; i++) {
             printf("  {\"n\": %zu, \"rows\": [\n", sizes[i].n);
             for (int r = 0; r < sizes[i].count; r++) {

@@ -965,6 +965,20 @@ def sup(k):
     return "2" + str(k).translate(str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"))
 
 
+STAGE7_SOURCE = None  # set by main(): solutions/07_multi_element/reduce_multi_element.cu (or the lab)
+
+
+def stage7_values_per_block(sw):
+    """The most ints stage 7's launcher gives one block in a single-block grid: read from its
+    launcher ('per_block = 16 * threads'), times the sweep's block size."""
+    with open(STAGE7_SOURCE, encoding="utf-8") as f:
+        m = re.search(r"per_block\s*=\s*(\d+)\s*\*\s*threads", f.read())
+    if not m:
+        raise SystemExit("docs_assets.py: cannot find 'per_block = K * threads' in %s (the sweep's text needs it)"
+                         % STAGE7_SOURCE)
+    return int(m.group(1)) * int(sw.get("threads", 256))
+
+
 def sweep_figures(sw):
     """What the stage 8 page quotes from a sweep: \\<GPU>_sweep_<key>."""
     ns = sw["ns"]
@@ -981,7 +995,14 @@ def sweep_figures(sw):
         f["launch_pct_of_8_first"] = "%.0f%%" % (100.0 * us(first, "launch") / us(first, "8"))
     if us(first, "8") and us(first, "7"):
         f["7_over_8_first"] = ratio_x(us(first, "7") / us(first, "8"))
-        f["second_launch_us"] = "%.1f" % (us(first, "7") - us(first, "8"))
+    # The smallest n at which stage 7 launches twice (its first pass leaves more than one partial
+    # sum): there the difference between stages 7 and 8 is the price of the second launch.
+    two = [n for n in ns if STAGE7_SOURCE and n > stage7_values_per_block(sw)]
+    if two and us(two[0], "7") and us(two[0], "8"):
+        f["two_pass_n"] = size_text(two[0])
+        f["7_two_pass_us"] = "%.1f" % us(two[0], "7")
+        f["8_two_pass_us"] = "%.1f" % us(two[0], "8")
+        f["second_launch_us"] = "%.1f" % (us(two[0], "7") - us(two[0], "8"))
     ratios = [(sweep_ratio(sw, n), n) for n in ns if sweep_ratio(sw, n)]
     if ratios:
         best = max(ratios)
@@ -1179,10 +1200,15 @@ def reps_text(sw):
     if not spans:
         return "? runs at each n"
     if len(spans) == 1:
-        return "%d runs at each n" % spans[0][0]
-    if len(spans) == 2:
-        return "%d runs up to %s, %d above" % (spans[0][0], size_text(spans[0][2]), spans[1][0])
-    return ", ".join("%d runs from %s to %s" % (rep, size_text(a), size_text(b)) for rep, a, b in spans)
+        text = "%d runs at each n" % spans[0][0]
+    elif len(spans) == 2:
+        text = "%d runs up to %s, %d above" % (spans[0][0], size_text(spans[0][2]), spans[1][0])
+    else:
+        text = ", ".join("%d runs from %s to %s" % (rep, size_text(a), size_text(b)) for rep, a, b in spans)
+    turns = sw.get("turns")
+    if isinstance(turns, int) and turns > 1:  # the rows of an n were timed in turns (reduce_ladder --sweep)
+        text += ", timed in %d turns in which the rows of an n take turns (a cell is the median of its turns)" % turns
+    return text
 
 
 def sweep_html(sweeps, runs, edition):
@@ -1397,6 +1423,9 @@ def main(argv):
     if args.edition == "instructor" and args.stages and parse_stages(args.stages, stages) != documented:
         raise SystemExit("docs_assets.py: the instructor edition documents every stage; --stages is for "
                          "--edition student")
+    global STAGE7_SOURCE
+    seven = [x for x in stages if x["number"] == 7]
+    STAGE7_SOURCE = os.path.join(src, "solutions", seven[0]["dir"], seven[0]["name"] + ".cu") if seven else None
     results = load_results(src)
     runs = newest_runs(results)
     older = [r for r in results if not any(r is n for n in runs)]
