@@ -454,7 +454,9 @@ static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size
             if (failed[r])
                 continue;
             kit_timing t;
-            status = time_sweep_row(&rows[r], table, &ws, opt->threads, visit < 0 ? warmup : 0,
+            /* One untimed run at the start of every turn: the row before may have left the GPU
+             * in another state (the copy frees 1 GiB at 2^28, a first run after it was slow). */
+            status = time_sweep_row(&rows[r], table, &ws, opt->threads, visit < 0 ? warmup : 1,
                                     visit < 0 ? 1 : per_visit, &t, &err);
             if (status != KIT_OK) {
                 run_timed_row(&rows[r], r < stage_rows ? bytes : 0, status, &err);

@@ -11,14 +11,14 @@
  *      the first warp adds those (at most 32) with five more shuffles;
  *   4. between blocks: thread 0 of each block adds its block's sum into one 64-bit word with
  *      one atomicAdd. The word holds the number of blocks that have added (high 16 bits) and
- *      their sum (low 48 bits), so the same atomic also counts. The block whose add makes the
+ *      their sums (low 48 bits), so the same atomic also counts. The block whose add makes the
  *      count reach gridDim.x knows that every other block's sum is already in the word; it
- *      writes out[0] and puts the word back to 0 for the next launch.
+ *      writes the low 32 bits to out[0] and puts the word back to 0 for the next launch.
  *
  * Changed since stage 7: the shared-memory tree became warp shuffles (levels 2 and 3), and the
  * second launch became one atomic per block (level 4). Nothing needs clearing before the
- * launch, so it is one launch at every n. When the grid is a single block there is nothing to
- * meet: its thread 0 writes out[0] directly, the "single small block" that small inputs need.
+ * launch, so it is one launch at every n. When the grid is a single block (n up to 16 x the
+ * block size) there is nothing to meet: its thread 0 writes out[0] directly, with no atomic.
  *
  * Why one word and not an atomicAdd into out[0]: the harness hands every pass an out full of
  * poison, so adding into out[0] needs out[0] = 0 first, and a stage file may only launch
@@ -32,14 +32,14 @@
  * (reduce_ladder --sweep), and the launch latency that sets its floor.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 8 [--impl labs]      or  ./build/reduce_ladder --sweep
+ * Run:  ./build/reduce_ladder --stage 8 [--impl labs]   or   ./build/reduce_ladder --sweep [--impl labs]
  */
 #include <cuda_runtime.h>
 
 #include "stage.h"
 
 #define FULL_WARP 0xffffffffu
-#define COUNT_SHIFT 48 /* the word: blocks counted above bit 48, their sum below */
+#define COUNT_SHIFT 48 /* the word: blocks counted in bits 48-63, their sums in bits 0-47 */
 
 /** Blocks added so far and their sum; 0 between launches (the last block puts it back). */
 [[maybe_unused]] /* until the lab's kernel uses it */
@@ -92,11 +92,11 @@ static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
     if (lane == 0) {
         // [todo] TODO(student): one block writes out[0]; more blocks meet in one atomic each.
         // A grid of one block has no one to meet: write out[0] = sum. Otherwise add
-        // (1ull << COUNT_SHIFT) + sum (sign-extended to 64 bits) into blocks_and_sum with one
-        // atomicAdd. The word before your add plus your add is the word after it; its count is
-        // after / 2^COUNT_SHIFT rounded to the nearest (a negative sum borrows one from the
-        // count). The block whose add brings the count to gridDim.x writes the sum (after minus
-        // count << COUNT_SHIFT) to out[0] and sets blocks_and_sum back to 0.
+        // (1ull << COUNT_SHIFT) + the sum's 32 bits ((unsigned int)sum) into blocks_and_sum
+        // with one atomicAdd. The word before your add plus your add is the word after it: its
+        // top 16 bits count the blocks that have added, its low 32 bits are their total. The
+        // block whose add brings the count to gridDim.x writes that total to out[0] and sets
+        // blocks_and_sum back to 0.
         return; /* delete this line once your code is in place */
         // [todo] end of TODO
     }

@@ -11,14 +11,14 @@
  *      the first warp adds those (at most 32) with five more shuffles;
  *   4. between blocks: thread 0 of each block adds its block's sum into one 64-bit word with
  *      one atomicAdd. The word holds the number of blocks that have added (high 16 bits) and
- *      their sum (low 48 bits), so the same atomic also counts. The block whose add makes the
+ *      their sums (low 48 bits), so the same atomic also counts. The block whose add makes the
  *      count reach gridDim.x knows that every other block's sum is already in the word; it
- *      writes out[0] and puts the word back to 0 for the next launch.
+ *      writes the low 32 bits to out[0] and puts the word back to 0 for the next launch.
  *
  * Changed since stage 7: the shared-memory tree became warp shuffles (levels 2 and 3), and the
  * second launch became one atomic per block (level 4). Nothing needs clearing before the
- * launch, so it is one launch at every n. When the grid is a single block there is nothing to
- * meet: its thread 0 writes out[0] directly, the "single small block" that small inputs need.
+ * launch, so it is one launch at every n. When the grid is a single block (n up to 16 x the
+ * block size) there is nothing to meet: its thread 0 writes out[0] directly, with no atomic.
  *
  * Why one word and not an atomicAdd into out[0]: the harness hands every pass an out full of
  * poison, so adding into out[0] needs out[0] = 0 first, and a stage file may only launch
@@ -32,14 +32,14 @@
  * (reduce_ladder --sweep), and the launch latency that sets its floor.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 8 [--impl labs]      or  ./build/reduce_ladder --sweep
+ * Run:  ./build/reduce_ladder --stage 8 [--impl labs]   or   ./build/reduce_ladder --sweep [--impl labs]
  */
 #include <cuda_runtime.h>
 
 #include "stage.h"
 
 #define FULL_WARP 0xffffffffu
-#define COUNT_SHIFT 48 /* the word: blocks counted above bit 48, their sum below */
+#define COUNT_SHIFT 48 /* the word: blocks counted in bits 48-63, their sums in bits 0-47 */
 
 /** Blocks added so far and their sum; 0 between launches (the last block puts it back). */
 [[maybe_unused]] /* until the lab's kernel uses it */
@@ -98,13 +98,13 @@ static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
             out[0] = sum;
             return;
         }
-        /* The sum goes in sign-extended: a negative sum borrows from the count, which the
-         * rounding below gives back. |total| < 2^47 while a grid has fewer than 2^16 blocks. */
-        const unsigned long long mine = (1ull << COUNT_SHIFT) + (unsigned long long)(long long)sum;
-        const long long after = (long long)(atomicAdd(&blocks_and_sum, mine) + mine);
-        const long long counted = (after + (1ll << (COUNT_SHIFT - 1))) >> COUNT_SHIFT;
-        if (counted == gridDim.x) { /* the last block to add: every other sum is in the word */
-            out[0] = (int)(after - (counted << COUNT_SHIFT));
+        /* The block's sum goes in as its 32 bits (0 to 2^32 - 1): fewer than 2^16 blocks add
+         * less than 2^48, so the sums never carry into the count, and their low 32 bits are
+         * the total as the GPU's int adds give it (modulo 2^32). */
+        const unsigned long long mine = (1ull << COUNT_SHIFT) + (unsigned int)sum;
+        const unsigned long long after = atomicAdd(&blocks_and_sum, mine) + mine;
+        if ((after >> COUNT_SHIFT) == gridDim.x) { /* the last block to add: every sum is in */
+            out[0] = (int)(unsigned int)after;
             blocks_and_sum = 0; /* for the next launch, which starts after this one ends */
         }
         // [todo] end of TODO
