@@ -20,14 +20,19 @@
 extern "C" {
 #endif
 
-/** The order in which the emulator resumes a block's threads after each barrier. */
+/**
+ * The order in which the emulator resumes a block's threads after each barrier, and runs the
+ * blocks of a grid (one after another; never by index, which a GPU does not promise either).
+ */
 typedef enum emu_order {
-    EMU_ORDER_FORWARD = 0, /**< thread 0, 1, 2, ... */
-    EMU_ORDER_REVERSE,     /**< the last thread first */
-    EMU_ORDER_RANDOM       /**< a new seeded shuffle at every barrier */
+    EMU_ORDER_FORWARD = 0, /**< threads 0, 1, 2, ...; blocks from the middle of the grid (gridDim / 2)
+                                up to the last, then from block 0 up to the one before the middle */
+    EMU_ORDER_REVERSE,     /**< the last thread first; the last block first */
+    EMU_ORDER_RANDOM       /**< threads: a new seeded shuffle at every barrier; blocks: a shuffle
+                                made from the seed, the same at every launch of a grid */
 } emu_order;
 
-/** Sets the thread order (and the seed of EMU_ORDER_RANDOM) for the next launches. */
+/** Sets the thread and block order (and the seed of EMU_ORDER_RANDOM) for the next launches. */
 void emu_set_order(emu_order order, unsigned long long seed);
 /** Name of an order ("forward", "reverse", "random"). */
 const char *emu_order_name(emu_order order);

@@ -336,20 +336,36 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, EMU_AT)
 }
 #undef EMU_AT
 
-/* Memory fences: one OS thread runs every fiber, so program order is memory order. */
+/* Memory fences: one OS thread runs every fiber, so program order is memory order.
+ * ThreadSanitizer does not model fences (GCC says so, -Wtsan, in the race build of every file
+ * that calls one): there, ordering between blocks comes from the atomics, which acquire and
+ * release (below). */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
 template <class T> inline T __ldg(const T *p) { return *p; }
 
-/* Atomics: relaxed, as CUDA's; real atomics, so ThreadSanitizer sees them as such. Each one
- * tells the emulator's counters it happened (emu_control.h: global_atomics), once, whatever
- * loop implements it. */
+/* Atomics: real atomics, so ThreadSanitizer sees them as such, and each one a read-modify-write
+ * that acquires and releases (an atomicMin that changes nothing still writes the old value
+ * back), as the atomics of one address are on a GPU: a block whose atomic comes after another
+ * block's atomic on the same address sees what that block did before it. So the last block to
+ * draw a ticket (or to add into a counter) may read and reset what the others wrote, and the
+ * race build reports no race there. Each one tells the emulator's counters it happened
+ * (emu_control.h: global_atomics), once, whatever loop implements it. */
+#define EMU_ATOMIC_ORDER __ATOMIC_ACQ_REL
+#define EMU_ATOMIC_FAILED __ATOMIC_ACQUIRE /* a compare-exchange that lost: it read */
 namespace emu { void note_atomic(const void *address); }
 #define EMU_ATOMIC_RMW(T, name, builtin)                                                          \
     inline T name(T *p, T v)                                                                      \
     {                                                                                             \
         ::emu::note_atomic(p);                                                                    \
-        return builtin(p, v, __ATOMIC_RELAXED);                                                   \
+        return builtin(p, v, EMU_ATOMIC_ORDER);                                                   \
     }
 #define EMU_ATOMIC_INT(T)                                                                         \
     EMU_ATOMIC_RMW(T, atomicAdd, __atomic_fetch_add)                                              \
@@ -361,22 +377,22 @@ namespace emu { void note_atomic(const void *address); }
     inline T atomicCAS(T *p, T expected, T desired)                                               \
     {                                                                                             \
         ::emu::note_atomic(p);                                                                    \
-        __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+        __atomic_compare_exchange_n(p, &expected, desired, false, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED); \
         return expected;                                                                          \
     }                                                                                             \
     inline T atomicMin(T *p, T v)                                                                 \
     {                                                                                             \
         ::emu::note_atomic(p);                                                                    \
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                             \
-        while (v < old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+        T old = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                             \
+        while (!__atomic_compare_exchange_n(p, &old, v < old ? v : old, true, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED)) \
             ;                                                                                     \
         return old;                                                                               \
     }                                                                                             \
     inline T atomicMax(T *p, T v)                                                                 \
     {                                                                                             \
         ::emu::note_atomic(p);                                                                    \
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                                             \
-        while (v > old && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+        T old = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                             \
+        while (!__atomic_compare_exchange_n(p, &old, v > old ? v : old, true, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED)) \
             ;                                                                                     \
         return old;                                                                               \
     }
@@ -394,13 +410,13 @@ template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomic
     {                                                                                             \
         ::emu::note_atomic(p);                                                                    \
         U *bits = reinterpret_cast<U *>(p);                                                       \
-        U old = __atomic_load_n(bits, __ATOMIC_RELAXED), want;                                    \
+        U old = __atomic_load_n(bits, __ATOMIC_ACQUIRE), want;                                    \
         do {                                                                                      \
             T sum;                                                                                \
             std::memcpy(&sum, &old, sizeof sum);                                                  \
             sum += v;                                                                             \
             std::memcpy(&want, &sum, sizeof want);                                                \
-        } while (!__atomic_compare_exchange_n(bits, &old, want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
+        } while (!__atomic_compare_exchange_n(bits, &old, want, true, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED)); \
         T result;                                                                                 \
         std::memcpy(&result, &old, sizeof result);                                                \
         return result;                                                                            \
@@ -410,7 +426,7 @@ template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomic
         ::emu::note_atomic(p);                                                                    \
         U bits;                                                                                   \
         std::memcpy(&bits, &v, sizeof bits);                                                      \
-        bits = __atomic_exchange_n(reinterpret_cast<U *>(p), bits, __ATOMIC_RELAXED);             \
+        bits = __atomic_exchange_n(reinterpret_cast<U *>(p), bits, EMU_ATOMIC_ORDER);             \
         std::memcpy(&v, &bits, sizeof v);                                                         \
         return v;                                                                                 \
     }
@@ -420,12 +436,14 @@ EMU_ATOMIC_FLOAT(double, unsigned long long)
 inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
 {
     ::emu::note_atomic(p);
-    unsigned int old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0 : old + 1, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
+    unsigned int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0 : old + 1, true, EMU_ATOMIC_ORDER,
+                                        EMU_ATOMIC_FAILED))
         ;
     return old;
 }
+#undef EMU_ATOMIC_ORDER
+#undef EMU_ATOMIC_FAILED
 
 /* Reinterpreting a float's bits (a float atomicMax by atomicCAS needs them). */
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, sizeof i); return i; }

@@ -2,8 +2,10 @@
  * \file scheduler.cpp
  * \brief Runs a grid on one OS thread: each GPU thread of a block is a fiber.
  *
- * Blocks run one after another. Inside a block every thread starts in turn and runs until it
- * meets other threads: at __syncthreads() it waits for the whole block, at __syncwarp() or a
+ * Blocks run one after another, never in blockIdx order (a GPU promises none): block_at() says
+ * which runs at each position, from the middle of the grid round to the block before it
+ * (forward), from the last block down (reverse) or in a seeded shuffle (random). Inside a
+ * block every thread starts in turn and runs until it meets other threads: at __syncthreads() it waits for the whole block, at __syncwarp() or a
  * shuffle for the lanes its mask names. A waiting fiber hands over to the next runnable one
  * directly (Boost.Context's fcontext, about 10 ns a switch); when none is left the scheduler
  * looks at what everyone waits for, releases the groups that are complete and reports the
@@ -16,7 +18,10 @@
  * Built twice: plain, and with EMU_RACE for ThreadSanitizer, which then sees each GPU thread
  * as a fiber named "block(b) thread(t)"; switches carry no synchronisation, barriers and warp
  * meetings are release/acquire pairs, so two threads touching the same word with no barrier
- * between them are reported as a data race.
+ * between them are reported as a data race. Consecutive blocks take turns with kFiberSets
+ * sets of fibers (each set its own stacks), so that nothing orders a block's threads after
+ * those of the block run before it: two blocks that write the same global word without an
+ * atomic are reported too.
  */
 #include <algorithm>
 #include <atomic>
@@ -60,6 +65,20 @@ namespace {
 namespace bc = boost::context::detail;
 
 constexpr unsigned kMaxThreads = 1024;
+#ifdef EMU_RACE
+/* Sets of fibers that consecutive blocks take in turn. A fiber is one ThreadSanitizer thread:
+ * the blocks it runs are ordered for ThreadSanitizer (program order), and a barrier orders a
+ * block's threads after all of its threads' earlier accesses, so the blocks that one set runs
+ * are ordered among themselves. With two sets, blocks next to each other in the run order
+ * never share a fiber, nor any blocks an odd number of places apart: their threads are
+ * ordered only by atomics and kernel boundaries, as on a GPU. Each set has its own stacks (a
+ * fiber's stack holds only its own accesses). Why not more: ThreadSanitizer's release and
+ * acquire walk a clock as long as there are fibers, so the race build's time grows with the
+ * sets (one set: 6.0 s of CPU for stage 1's race cases; two: 11.0 s; four: 25 s). */
+constexpr unsigned kFiberSets = 2;
+#else
+constexpr unsigned kFiberSets = 1;
+#endif
 constexpr size_t kStaticSharedLimit = kSharedPerBlock; /* 48 KB of static __shared__ per block */
 /* What a shuffle returns when it reads a lane outside its mask: CUDA leaves the value undefined.
  * A recognisable pattern, so a sum that uses it is visibly wrong. */
@@ -85,7 +104,7 @@ enum fiber_state : unsigned char { RUNNING, AT_BARRIER, AT_WARP, EXITED };
 /* The last meeting point a thread reached: where a timed-out launch says it was. */
 enum fiber_seen : unsigned char { SEEN_LAUNCH, SEEN_BARRIER, SEEN_WARP };
 
-/** One GPU thread slot of a block; reused by the same thread index in every block. */
+/** One GPU thread slot of a block; reused by the same thread index in every block of its set. */
 struct Fiber {
     bc::fcontext_t ctx = nullptr;
     char *stack_top = nullptr;
@@ -104,11 +123,13 @@ struct Fiber {
     unsigned long long result = 0;
     unsigned barrier_count = 0, warp_count = 0;
     fiber_seen seen = SEEN_LAUNCH;
+    unsigned long long acquired_launch = 0; /* race mode: the launch whose inputs it has acquired */
 };
 
 struct Scheduler {
-    Fiber fibers[kMaxThreads];
-    unsigned created = 0;
+    Fiber fiber_sets[kFiberSets][kMaxThreads];
+    Fiber *fibers = fiber_sets[0]; /* the set of the running block */
+    unsigned created[kFiberSets] = {};
     char *stacks = nullptr;
     size_t page = 4096;
     bc::fcontext_t main_ctx = nullptr;
@@ -122,7 +143,10 @@ struct Scheduler {
     void (*invoke)(void *) = nullptr;
     void *closure = nullptr;
     unsigned threads = 0, warps = 0;
-    unsigned long long block_linear = 0, blocks = 0;
+    unsigned long long block_linear = 0, blocks = 0; /* the running block (x + gx * (y + gy * z)), the grid's */
+    unsigned long long position = 0; /* where the running block comes in the launch's order (block_at) */
+    unsigned *block_order = nullptr; /* this launch's shuffle of the blocks (EMU_ORDER_RANDOM) */
+    unsigned long long block_order_capacity = 0;
     bool faulted = false;
 
     /* shared memory: one 48 KB arena per block (race mode) or one for all blocks */
@@ -271,16 +295,35 @@ void fiber_main(bc::transfer_t t)
     Fiber *self = S.current;
     for (;;) {
 #ifdef EMU_RACE
-        __tsan_acquire(&S.launch_sync); /* the launch's inputs happen before the kernel */
+        /* The launch's inputs happen before the kernel: once a launch is enough, a fiber's
+         * later blocks in it come after its first in program order. (Each release and acquire
+         * costs ThreadSanitizer a walk over a clock as long as there are fibers.) */
+        if (self->acquired_launch != launch_number) {
+            self->acquired_launch = launch_number;
+            __tsan_acquire(&S.launch_sync);
+        }
 #endif
         S.invoke(S.closure);
 #ifdef EMU_RACE
-        __tsan_release(&S.grid_done); /* the kernel happens before what the host does next */
+        /* The kernel happens before what the host does next: said once, after the fiber's
+         * last block of the launch (a launch stopped early: hand_over_to_host). */
+        if (S.position + kFiberSets >= S.blocks)
+            __tsan_release(&S.grid_done);
 #endif
         self->state = EXITED;
         park(self);
     }
 }
+
+#ifdef EMU_RACE
+/** All that fiber \p f did happens before what the host does next: two synchronising
+ * switches of ThreadSanitizer's current fiber (to it, back to the host), no jump. */
+void hand_over_to_host(Fiber &f)
+{
+    __tsan_switch_to_fiber(f.tsan, 0);
+    __tsan_switch_to_fiber(S.main_tsan, 0);
+}
+#endif
 
 void reset_fiber(Fiber &f)
 {
@@ -291,20 +334,20 @@ void reset_fiber(Fiber &f)
          * synchronising switches (to it, back to the host) order all it did before what the
          * host does next, so its successor on the same stack, with the same name, is not
          * reported as racing with it ("thread(62) ... previous write by thread(62)"). */
-        __tsan_switch_to_fiber(f.tsan, 0);
-        __tsan_switch_to_fiber(S.main_tsan, 0);
+        hand_over_to_host(f);
         __tsan_destroy_fiber(f.tsan);
     }
     f.tsan = __tsan_create_fiber(0);
 #endif
 }
 
-/** Makes sure fibers 0..count-1 exist; their stacks come from one mapping, with guard pages. */
-bool ensure_fibers(unsigned count)
+/** Makes sure fibers 0..count-1 of set \p set exist; every stack of every set comes from one
+ * mapping, with guard pages. */
+bool ensure_fibers(unsigned set, unsigned count)
 {
     if (!S.stacks) {
         S.page = (size_t)sysconf(_SC_PAGESIZE);
-        size_t bytes = (size_t)kMaxThreads * (kStackBytes + S.page);
+        size_t bytes = (size_t)kFiberSets * kMaxThreads * (kStackBytes + S.page);
         void *memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (memory == MAP_FAILED)
             return false;
@@ -313,12 +356,12 @@ bool ensure_fibers(unsigned count)
         S.main_tsan = __tsan_get_current_fiber();
 #endif
     }
-    for (; S.created < count; S.created++) {
-        Fiber &f = S.fibers[S.created];
-        char *base = S.stacks + (size_t)S.created * (kStackBytes + S.page);
+    for (unsigned &i = S.created[set]; i < count; i++) {
+        Fiber &f = S.fiber_sets[set][i];
+        char *base = S.stacks + ((size_t)set * kMaxThreads + i) * (kStackBytes + S.page);
         mprotect(base, S.page, PROT_NONE); /* a stack overflow faults instead of corrupting */
         f.stack_top = base + S.page + kStackBytes;
-        f.index = S.created;
+        f.index = i;
         reset_fiber(f);
     }
     return true;
@@ -349,6 +392,70 @@ void build_runlist()
         for (unsigned i = S.run_n; i > 1; i--)
             std::swap(S.runlist[i - 1], S.runlist[next_random() % i]);
     }
+}
+
+/*
+ * The order of the blocks. A GPU promises none: a kernel that waits for nobody and still
+ * expects the block with the last index to run last (or block 0 to run first) is wrong there,
+ * and must be wrong here, where blocks run one after another. So no order runs the blocks by
+ * index, and none runs the last block last or block 0 first (for a grid of two blocks or more):
+ *   forward: from block blocks / 2 up to the last, then from block 0 up to the one before the
+ *            middle: neighbours keep their order (as a GPU hands blocks out), but the last
+ *            block runs before the first half of the grid and block 0 after the second half;
+ *   reverse: the last block first, block 0 last;
+ *   random:  a shuffle made from the seed (the same at every launch of the grid), where the
+ *            last block is not last and block 0 not first (each swapped with another block
+ *            when the shuffle put it there). A grid of more than 2^24 blocks (which would not
+ *            finish within the time limit anyway) is rotated by a seeded offset instead.
+ * One block alone runs alone in every order.
+ */
+constexpr unsigned long long kShuffledBlocksMax = 1ull << 24;
+
+/** This launch's shuffle of the blocks (EMU_ORDER_RANDOM), into S.block_order. */
+bool shuffle_blocks()
+{
+    const unsigned long long n = S.blocks;
+    if (S.order != EMU_ORDER_RANDOM || n <= 1 || n > kShuffledBlocksMax)
+        return true;
+    if (n > S.block_order_capacity) {
+        std::free(S.block_order);
+        S.block_order = static_cast<unsigned *>(std::malloc(n * sizeof *S.block_order));
+        S.block_order_capacity = S.block_order ? n : 0;
+        if (!S.block_order)
+            return false;
+    }
+    unsigned *order = S.block_order;
+    unsigned long long rng = S.seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+    auto next = [&rng]() {
+        rng ^= rng >> 12;
+        rng ^= rng << 25;
+        rng ^= rng >> 27;
+        return rng * 2685821657736338717ull;
+    };
+    for (unsigned long long i = 0; i < n; i++)
+        order[i] = (unsigned)i;
+    for (unsigned long long i = n; i > 1; i--)
+        std::swap(order[i - 1], order[next() % i]);
+    if (order[0] == 0) /* block 0 first: swapped with a later one */
+        std::swap(order[0], order[1 + next() % (n - 1)]);
+    if (order[n - 1] == n - 1) /* the last block last: swapped with an earlier one (never making block 0 first) */
+        std::swap(order[n - 1], order[next() % (n - 1)]);
+    return true;
+}
+
+/** The linear index of the block that runs at \p position (0 = first) of this launch. */
+unsigned long long block_at(unsigned long long position)
+{
+    const unsigned long long n = S.blocks;
+    if (n <= 1)
+        return 0;
+    if (S.order == EMU_ORDER_FORWARD)
+        return (position + n / 2) % n;
+    if (S.order == EMU_ORDER_REVERSE)
+        return n - 1 - position;
+    if (n <= kShuffledBlocksMax)
+        return S.block_order[position];
+    return (position + 1 + S.seed % (n - 1)) % n; /* a huge grid: a rotation, never by index */
 }
 
 /* ---------------------------------------------------------------- meeting points */
@@ -741,7 +848,7 @@ void on_timer(int)
     /* In a kernel's own code (on a fiber's stack): leave it for the scheduler now. Elsewhere
      * (the scheduler's code) the flag stops the launch at the next meeting point. */
     char here;
-    size_t span = (size_t)kMaxThreads * (kStackBytes + S.page);
+    size_t span = (size_t)kFiberSets * kMaxThreads * (kStackBytes + S.page);
     if (S.current && S.stacks && &here >= S.stacks && &here < S.stacks + span) {
         sigset_t set;
         sigemptyset(&set);
@@ -948,7 +1055,10 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
 #else
     size_t arena_stride = 0;
 #endif
-    if (!ensure_fibers(threads) || !ensure_shared_region(limit + arena_stride * blocks)) {
+    bool ready = ensure_shared_region(limit + arena_stride * blocks);
+    for (unsigned set = 0; set < kFiberSets && set < blocks && ready; set++)
+        ready = ensure_fibers(set, threads);
+    if (!ready) {
         last_error = cudaErrorMemoryAllocation;
         return;
     }
@@ -968,10 +1078,16 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     S.static_count = 0;
     S.static_declared = 0;
     S.rng = S.seed * 0x9E3779B97F4A7C15ull + 1;
+    if (!shuffle_blocks()) {
+        last_error = cudaErrorMemoryAllocation;
+        return;
+    }
     blockDim = config.block;
     gridDim = config.grid;
-    for (unsigned i = 0; i < threads; i++)
-        S.fibers[i].tid = {i % config.block.x, i / config.block.x % config.block.y, i / (config.block.x * config.block.y)};
+    for (unsigned set = 0; set < kFiberSets && set < blocks; set++)
+        for (unsigned i = 0; i < threads; i++)
+            S.fiber_sets[set][i].tid = {i % config.block.x, i / config.block.x % config.block.y,
+                                        i / (config.block.x * config.block.y)};
 #ifdef EMU_RACE
     size_t sync_bytes = blocks * (2 + 2 * (size_t)S.warps);
     if (sync_bytes > S.sync_space_bytes) {
@@ -987,23 +1103,34 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
 #endif
     counters_launch_begin(blocks, threads, config.shmem);
     arm_watchdog();
-    S.block_linear = 0;
-    for (unsigned z = 0; z < config.grid.z && !S.faulted; z++)
-        for (unsigned y = 0; y < config.grid.y && !S.faulted; y++)
-            for (unsigned x = 0; x < config.grid.x && !S.faulted; x++, S.block_linear++) {
-                blockIdx = {x, y, z};
-                S.shared = S.shared_region + arena_stride * S.block_linear;
-                poison(S.shared, S.static_top);
-                counters_block_begin(S.shared, S.block_shared_limit, threads);
-                if (!run_block())
-                    break;
-            }
+    const unsigned long long plane = (unsigned long long)config.grid.x * config.grid.y;
+    for (unsigned long long position = 0; position < blocks && !S.faulted; position++) {
+        S.position = position;
+        S.block_linear = block_at(position);
+        blockIdx = {(unsigned)(S.block_linear % config.grid.x), (unsigned)(S.block_linear / config.grid.x % config.grid.y),
+                    (unsigned)(S.block_linear / plane)};
+        S.fibers = S.fiber_sets[position % kFiberSets];
+        S.shared = S.shared_region + arena_stride * S.block_linear;
+        poison(S.shared, S.static_top);
+        counters_block_begin(S.shared, S.block_shared_limit, threads);
+        if (!run_block())
+            break;
+    }
     disarm_watchdog();
     counters_launch_end(S.static_declared);
     bool timed_out = S.faulted && sticky_error == cudaErrorLaunchTimeout;
-    if (S.faulted) /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
+    if (S.faulted) { /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
         for (unsigned i = 0; i < threads; i++)
             reset_fiber(S.fibers[i]);
+#ifdef EMU_RACE
+        /* The other sets' fibers ran blocks of this launch and, stopped before their last,
+         * have not said so (fiber_main): they do now. */
+        for (unsigned set = 0; set < kFiberSets && set < blocks; set++)
+            if (S.fiber_sets[set] != S.fibers)
+                for (unsigned i = 0; i < threads; i++)
+                    hand_over_to_host(S.fiber_sets[set][i]);
+#endif
+    }
 #ifdef EMU_RACE
     __tsan_acquire(&S.grid_done);
 #endif

@@ -6,10 +6,12 @@
  *   emu_check [--impl solutions|labs] [--stage K] [--kernel NAME] [--n N,N,...]
  *             [--threads T,T,...] [--one-order]
  *
- * Every case (kernel, n, block size) runs with kit_run_checked once per thread order:
- * forward, reverse and two seeded random orders. A correct kernel gives the exact sum in
- * every order; a kernel whose threads race for shared memory usually gives different results
- * in different orders, which this program reports: a race signal that needs no sanitizer.
+ * Every case (kernel, n, block size) runs with kit_run_checked once per order: forward,
+ * reverse and two seeded random orders, of the threads of each block and of the blocks of
+ * each grid (emu_control.h). A correct kernel gives the exact sum in every order; a kernel
+ * whose threads race for shared memory, or whose blocks expect an order, usually gives
+ * different results in different orders, which this program reports: a race signal that
+ * needs no sanitizer.
  * Built with -fsanitize=thread (emu_race_check), ThreadSanitizer also reports each race it
  * sees, naming the fibers "block(b) thread(t)", and makes the exit status non-zero.
  *
@@ -109,7 +111,8 @@ static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned thread
             printf("%s %s%s %s (sum %d)", o ? "," : "", emu_order_name(orders[o].order), seed,
                    results[o].status == KIT_OK ? "ok" : kit_status_name(results[o].status), results[o].got);
         }
-        printf("; threads of a block race for memory (a missing __syncthreads() or __syncwarp()?)\n");
+        printf("; threads race for memory (a missing __syncthreads() or __syncwarp()?), or blocks expect an order "
+               "(blocks meet only through atomics)\n");
     }
     for (int o = 0; o < order_count; o++)
         if (results[o].status != KIT_OK) {
@@ -151,7 +154,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--stage") == 0 && value) {
             only_stage = atoi(value);
             if (only_stage < 1 || only_stage > KIT_STAGE_COUNT)
-                return usage(argv[0], "--stage is 1 to 7, not", value);
+                return usage(argv[0], "--stage is the number of a stage of the kit, not", value);
             i++;
         } else if (strcmp(argv[i], "--kernel") == 0 && value) {
             only_kernel = value;
