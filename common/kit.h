@@ -272,10 +272,10 @@ kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *ti
  * The copy moves 8n bytes (n ints read, n written); a reduction reads 4n. A reduction is
  * allowed to read at most 1.5 times as fast as the copy's read+write rate, so the floor is
  * copy.median_ms * (4n / 8n) / 1.5 = copy.median_ms / 3. Why 1.5: on an H200 the copy moves
- * 4005 GB/s read+write and CUB's reduction reads 3517 GB/s at 2^26 ints (docs/results, run of
+ * 4033 GB/s read+write and CUB's reduction reads 3508 GB/s at 2^26 ints (docs/results, run of
  * 2026-11-23); at 2^28 CUB read 4452 GB/s (2026-11-21), at most 1.09 times the copy's rate: 1.5
  * leaves a margin of about 1.4 for noise and other GPUs (at 2^26 on the H200 the floor is
- * 0.134 / 3 = 0.045 ms; CUB takes 0.076 ms). A kernel that
+ * 0.133 / 3 = 0.044 ms; CUB takes 0.077 ms). A kernel that
  * skips its input (a remembered answer) takes a few microseconds. Meant for inputs far larger
  * than the L2 cache (the grader's 2^26); the message of KIT_TOO_FAST assumes the floor came
  * from a copy measured in the same run.

@@ -2,7 +2,7 @@
  * Known-wrong kernel, slot 7: right sums, stage 3's speed.
  *
  * One element per thread and a full tree per blockDim.x values: correct at every size, but
- * on an H200 stage 3 is 2.08x over stage 1 where the reference stage 7 is 8.93x (2026-11-23).
+ * on an H200 stage 3 is 2.08x over stage 1 where the reference stage 7 is 8.81x (2026-11-23).
  * The grader must reject it in the speedup case, and say why: its grid (one block per 256
  * ints: 262,144 blocks at 2^26 where the reference launches one wave).
  */
