@@ -196,6 +196,38 @@ def call_helpers(e, helpers):
     return e
 
 
+INT_CAST = re.compile(r"\(\s*(unsigned\s+int|unsigned|int)\s*\)\s*")
+
+
+def cast_operand_end(e, start):
+    """Where the operand of a cast that starts at e[start] ends: another cast and its operand,
+    a parenthesized expression, or a name or number with its .member and [index] suffixes."""
+    m = INT_CAST.match(e, start) or CAST.match(e, start)
+    if m:
+        return cast_operand_end(e, m.end() + len(e[m.end():]) - len(e[m.end():].lstrip()))
+    if start < len(e) and e[start] == "(":
+        return matching(e, start, "(", ")") + 1
+    m = re.compile(r"[\w.]+").match(e, start)
+    if not m:
+        raise StageCodeError("cannot read the operand of a cast in %s" % e)
+    end = m.end()
+    while end < len(e) and e[end] == "[":
+        end = matching(e, end, "[", "]") + 1
+    return end
+
+
+def int_casts(e):
+    """(int)x and (unsigned int)x -> _cast_i32(x) and _cast_u32(x): they decide how a 32-bit sum
+    widens to 64 bits and take the low 32 bits of a 64-bit word. The other casts are dropped."""
+    while True:
+        m = INT_CAST.search(e)
+        if not m:
+            return e
+        end = cast_operand_end(e, m.end())
+        fn = "_cast_i32" if m.group(1) == "int" else "_cast_u32"
+        e = e[:m.start()] + "%s(%s)" % (fn, e[m.end():end]) + e[end:]
+
+
 def translate_expr(e, helpers=(), device_vars=()):
     e = call_helpers(e, helpers)
     # atomicAdd(&word, v) on a __device__ variable: the model adds at once (its blocks run one
@@ -204,6 +236,7 @@ def translate_expr(e, helpers=(), device_vars=()):
     for name in device_vars:
         e = re.sub(r"(?<![\w.\"])%s\b(?!\")" % re.escape(name), "_dev." + name, e)
     e = re.sub(r"\(\s*const\s+int4\s*\*\s*\)\s*(\w+)", r"_int4(\1)", e)
+    e = int_casts(e)
     e = CAST.sub("", e)
     e = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", e)
     e = re.sub(r"__syncthreads\s*\(\s*\)", '(yield ("sync",))', e)
@@ -399,25 +432,34 @@ def translate_kernel(source):
 # ----------------------------------------------------------------------------- running
 
 class V:
-    """A value in the simulation: which input elements it sums, and where it came from."""
-    __slots__ = ("leaves", "parents", "dup")
+    """A value in the simulation: which input elements it sums, and where it came from.
+    ext: how the value widens to 64 bits, as C widens it: None for an int (sign-extended),
+    "u32" for an unsigned int, (unsigned int)x (zero-extended). low: the value is the low 32
+    bits of a packed word ((unsigned int)word, (int)word, or the word stored into an int)."""
+    __slots__ = ("leaves", "parents", "dup", "ext", "low")
 
-    def __init__(self, leaves, parents=(), dup=False):
-        self.leaves, self.parents, self.dup = leaves, parents, dup
+    def __init__(self, leaves, parents=(), dup=False, ext=None, low=False):
+        self.leaves, self.parents, self.dup, self.ext, self.low = leaves, parents, dup, ext, low
 
     def __add__(self, other):
         if isinstance(other, Word):
             return other + self
         if isinstance(other, int):
             if abs(other) >= PACKED:
-                return Word(other, self)   # a count packed above the sum's bits (stage 8's word)
+                return Word(other, self, *self.range64())   # a count packed above the sum's bits
             if other != 0:
                 raise SimError("a value is added to a non-zero constant")
-            return V(self.leaves, (self,), self.dup)   # a new value: where it goes is its own
+            return V(self.leaves, (self,), self.dup, self.ext)   # a new value: where it goes is its own
+        # int + unsigned int is an unsigned int in C (it wraps modulo 2^32, zero-extends)
         return V(self.leaves | other.leaves, (self, other),
-                 self.dup or other.dup or bool(self.leaves & other.leaves))
+                 self.dup or other.dup or bool(self.leaves & other.leaves),
+                 "u32" if "u32" in (self.ext, other.ext) else None)
 
     __radd__ = __add__
+
+    def range64(self):
+        """The values this 32-bit value can take once widened to 64 bits: [lo, hi]."""
+        return (0, (1 << 32) - 1) if self.ext == "u32" else (-(1 << 31), (1 << 31) - 1)
 
     @property
     def count(self):
@@ -430,22 +472,26 @@ PACKED = 1 << 32
 
 
 class Word:
-    """A 64-bit integer made of an exact constant and a sum of inputs: c + v, as in stage 8's
-    word of (blocks << 48) + their sum. Shifting it right by k bits is exact when the constant's
-    low k bits are 2^(k-1) (the rounding the kernel adds), whatever the sum, as long as
-    |sum| < 2^(k-1); subtracting the whole constant leaves the sum."""
-    __slots__ = ("c", "v")
+    """A 64-bit integer made of an exact constant and a sum of 32-bit values: c + v, as in stage
+    8's word of (blocks << 48) + their sums. [lo, hi] is the range the sum part can take, from
+    how each value was widened: an int is sign-extended (-2^31 .. 2^31 - 1), an unsigned int
+    zero-extended (0 .. 2^32 - 1). Shifting the word right by k bits gives the constant's high
+    bits exactly when no sum in that range reaches past the constant's low k bits: a negative
+    sum would borrow from them, a sum of 2^k or more carry into them. The low 32 bits are the
+    sum modulo 2^32 when the constant has none there."""
+    __slots__ = ("c", "v", "lo", "hi")
 
-    def __init__(self, c, v):
-        self.c, self.v = c, v
+    def __init__(self, c, v, lo=0, hi=0):
+        self.c, self.v, self.lo, self.hi = c, v, lo, hi
 
     def __add__(self, other):
         if isinstance(other, Word):
-            return Word(self.c + other.c, self.v + other.v)
+            return Word(self.c + other.c, self.v + other.v, self.lo + other.lo, self.hi + other.hi)
         if isinstance(other, V):
-            return Word(self.c, self.v + other)
+            lo, hi = other.range64()
+            return Word(self.c, self.v + other, self.lo + lo, self.hi + hi)
         if isinstance(other, int):
-            return self.v if self.c + other == 0 else Word(self.c + other, self.v)
+            return self.v if self.c + other == 0 else Word(self.c + other, self.v, self.lo, self.hi)
         return NotImplemented
 
     __radd__ = __add__
@@ -457,14 +503,47 @@ class Word:
 
     def __rshift__(self, k):
         low = self.c & ((1 << k) - 1)
-        if k < 1 or low != 1 << (k - 1):
-            raise SimError("a packed word shifted right by %d bits without the rounding 2^%d: its high "
-                           "bits would depend on the sum's sign" % (k, k - 1))
+        if k < 1 or low + self.lo < 0 or low + self.hi >= 1 << k:
+            why = []
+            if low + self.lo < 0:
+                why.append("a negative sum (an int, sign-extended to 64 bits) borrows from the bits above")
+            if low + self.hi >= 1 << k:
+                why.append("the sums can reach 2^%d and carry into the bits above" % k)
+            raise SimError("a packed word shifted right by %d bits: %s, so the count read there would depend "
+                           "on the sums (add each sum as its 32 bits, (unsigned int)sum, or round)"
+                           % (k, " and ".join(why) or "nothing is left below"))
         return self.c >> k
+
+    def low32(self):
+        """The low 32 bits, as (unsigned int)word or (int)word give them: the sum modulo 2^32."""
+        if self.c & 0xFFFFFFFF:
+            raise SimError("the low 32 bits of a packed word hold part of its constant (%d), not only the sum"
+                           % (self.c & 0xFFFFFFFF))
+        return V(self.v.leaves, (self.v,), self.v.dup, low=True)
 
     def fields(self, shift):
         """(the count above bit `shift`, the sum below it) of a word the kernel built."""
         return self.c >> shift, self.v
+
+
+def cast_u32(x):
+    """(unsigned int)x: an int wraps to 0 .. 2^32 - 1; a sum of inputs keeps its value and is
+    zero-extended when widened; a packed word gives its low 32 bits."""
+    if isinstance(x, Word):
+        return x.low32()
+    if isinstance(x, V):
+        return V(x.leaves, (x,), x.dup, ext="u32", low=x.low)
+    return x & 0xFFFFFFFF
+
+
+def cast_i32(x):
+    """(int)x: an int wraps to -2^31 .. 2^31 - 1; a sum of inputs is an int again (sign-extended
+    when widened); a packed word gives its low 32 bits."""
+    if isinstance(x, Word):
+        return x.low32()
+    if isinstance(x, V):
+        return x if x.ext is None else V(x.leaves, (x,), x.dup, low=x.low)
+    return ((x + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
 
 
 class DeviceVars:
@@ -559,6 +638,8 @@ class Output:
         self.rec, self.values = rec, {}
 
     def __setitem__(self, k, v):
+        if isinstance(v, Word):   # a 64-bit word stored into an int: its low 32 bits
+            v = v.low32()
         self.rec.add(kind="out", index=k, value=v)
         self.values[k] = v
 
@@ -683,7 +764,7 @@ def build(kernel_src, launcher_src, defines):
         rec.add(kind="store", name=name, value=value)
 
     env = {"_u32": u32, "_int4": Int4View, "_loop_test": loop_test, "_atomic_add": atomic_add,
-           "_dev_store": dev_store}
+           "_dev_store": dev_store, "_cast_u32": cast_u32, "_cast_i32": cast_i32}
     env.update(defines)
     exec(launcher_src, env)
     exec(kernel_src, env)
@@ -814,15 +895,28 @@ def cell_count(v):
     return v.count if isinstance(v, V) else 0
 
 
-def xor_results(row, useful):
-    """A row of xor shuffles: lane t's value goes to lane t ^ k and stays in lane t, so whether
-    what lane t received is used says nothing about lane t. A lane's step counts as used when
-    the sum it holds after the step does (row["shown"], the values carried on from it)."""
+def xor_results(row):
+    """A row of xor shuffles is a butterfly: lane t adds the value of lane t ^ k and keeps the
+    sum, so after the row every lane holds a sum (after the last row, all of them the warp's
+    total, lane 0's being the one used). Each lane shows what it holds after the step: the
+    value it carries on (row["shown"]) or, for a lane that carries nothing on because the
+    next statement is not a shuffle, its value before the step plus what it received. A lane
+    counts as used when it holds a sum of inputs; one that holds only zeros is left pale."""
     if not any(o.get("mode") == "shfl_xor" for o in row["ops"]):
         return
-    shown = row.get("shown", {})
+    shown = row.setdefault("shown", {})
     for o in row["ops"]:
-        o["useful"] = o["tid"] in shown and id(shown[o["tid"]]) in useful
+        if o["tid"] not in shown:
+            before, got = o.get("before"), o["value"]
+            if isinstance(before, V) and isinstance(got, V):
+                shown[o["tid"]] = V(before.leaves | got.leaves, (before, got),
+                                    before.dup or got.dup or bool(before.leaves & got.leaves))
+            else:
+                shown[o["tid"]] = got if isinstance(got, V) else before
+        o["useful"] = isinstance(shown[o["tid"]], V) and shown[o["tid"]].count > 0
+    # A butterfly's arrows cross: with several warps at once, only the first warp's lanes are
+    # drawn (the others do the same at the same time), so that no warp's arrows cross another's.
+    row["first_warp_only"] = sum(1 for a in row["warps"] if a) > 1
 
 
 def steps_of(rec, threads, warp, banks, final):
@@ -831,6 +925,7 @@ def steps_of(rec, threads, warp, banks, final):
     phases = sorted(set(e["phase"] for e in rec.events))
     cells = [0] * max(threads, rec.shared_size)
     stored = set()   # the shared slots written so far (the others hold nothing worth a number)
+    carried = {}     # the value each thread carried into the phase being read (its last "reg")
     rows = []
     for p in phases:
         evs = [e for e in rec.events if e["phase"] == p]
@@ -863,7 +958,7 @@ def steps_of(rec, threads, warp, banks, final):
             elif e["kind"] == "shfl":
                 kind = "shfl"
                 ops.append(dict(tid=t, dst=("r", t), srcs=[("r", e["src"])] if e["src"] is not None else [],
-                                value=e["value"], offset=e["offset"], mode=e.get("mode"),
+                                value=e["value"], offset=e["offset"], mode=e.get("mode"), before=carried.get(t),
                                 useful=e["value"] is not None and id(e["value"]) in useful))
                 active.add(t)
             elif e["kind"] == "out":
@@ -893,8 +988,8 @@ def steps_of(rec, threads, warp, banks, final):
         if not ops:
             # only the sums the lanes carry into their next shuffle: show them in the shuffle row
             if regvals and rows and rows[-1]["kind"] == "shfl":
-                rows[-1]["shown"] = regvals
-                xor_results(rows[-1], useful)
+                rows[-1]["shown"] = dict(regvals)
+            carried = regvals
             continue
         if kind in ("out", "store", "atomic") and rows and rows[-1]["kind"] == "shfl":
             rows[-1].setdefault("shown", {})
@@ -927,14 +1022,15 @@ def steps_of(rec, threads, warp, banks, final):
             warps.append(a)
         offsets = sorted(set((o["srcs"][-1][1] - o["dst"][1]) for o in ops
                              if o["srcs"] and o["dst"][0] == "s" and o["srcs"][-1][0] == "s"))
-        if kind in ("store", "atomic", "out") and rows and rows[-1]["kind"] == "shfl":
-            xor_results(rows[-1], useful)
         stored |= set(o["dst"][1] for o in ops if o["dst"][0] == "s")
         rows.append(dict(kind=kind, ops=ops, before=cells, after=new_cells, warps=warps,
                          conflict=worst, conflict_cells=conflict_cells, offsets=offsets,
                          active=len(active), slots=rec.shared_size or threads, shared_name=rec.shared_name,
                          stored=set(stored)))
         cells = new_cells
+        carried = regvals
+    for row in rows:
+        xor_results(row)
     return rows
 
 
@@ -1112,7 +1208,8 @@ def row_label(row, step_no, warp=REAL_WARP):
     if row["kind"] == "atomic":
         o0 = row["ops"][0]
         added = o0["value"]
-        what = shift_text(added.c) + " + sum" if isinstance(added, Word) else "sum"
+        what = shift_text(added.c) + (" + (unsigned int)sum" if added.lo >= 0 else " + sum") \
+            if isinstance(added, Word) else "sum"
         return "atomicAdd", "thread %d: %s += %s" % (o0["tid"], o0["word"]["name"], what)
     if row["kind"] == "register":
         o0 = row["ops"][0]
@@ -1158,6 +1255,8 @@ def draw_rows(cv, y, threads, warp, rows, levels=None):
         slots = min(threads, row.get("slots") or threads)
         if is_reg:
             line_ids = sorted(set(k // per_line for k in written))
+            if row.get("first_warp_only"):
+                line_ids = line_ids[:1]
         else:
             line_ids = list(range((slots + per_line - 1) // per_line))
         # header: what the step does, which warps work, bank conflicts
@@ -1229,6 +1328,8 @@ def draw_rows(cv, y, threads, warp, rows, levels=None):
                     continue
                 if row["kind"] == "shfl" and isinstance(o["value"], int):
                     continue   # a lane with nothing in it (a 0): no arrow
+                if o["dst"] not in where:
+                    continue   # a lane this row does not draw (a butterfly's other warps)
                 dx, dy = where[o["dst"]]
                 # of two sources in one column (sdata[t] and sdata[t + 32] into lane t), the
                 # lower one's arrow hides the upper one's: draw that one only
@@ -1271,9 +1372,10 @@ def block_result(rec, out_value):
     return None
 
 
-def one_pass_levels(rows, threads, warp):
+def one_pass_levels(rows, threads, warp, meets=None):
     """The four levels of a one-pass block as bands over its rows: {row index: (number, title,
-    words)}. The numbers in the words come from the rows."""
+    words)}. The numbers in the words come from the rows, and what the last block writes from
+    meets (one_pass_of())."""
     kinds = [r["kind"] for r in rows]
     levels = {}
     first = [o["value"] for o in rows[0]["ops"]] if rows and rows[0]["kind"] in ("regload", "load") else []
@@ -1291,11 +1393,21 @@ def one_pass_levels(rows, threads, warp):
     while b < len(kinds) and kinds[b] == "shfl":
         b += 1
     busy = max(sum(1 for w in r["warps"] if w) for r in rows[a:b])
-    levels[a] = (2, "in a warp", "%d shuffles add up the 32 lanes' registers, all %d warps at once: at each step a "
-                 "lane adds the register of the lane whose number differs in one bit (16, 8, 4, 2, 1 lanes away). "
-                 "No shared memory and no barrier: the lanes of a warp exchange registers directly. After the last "
-                 "step lane 0 holds its warp's sum (so does every lane; lane 0's is the one used)."
-                 % (b - a, busy))
+    xor = any(o.get("mode") == "shfl_xor" for r in rows[a:b] for o in r["ops"])
+    if xor:
+        how = ("at each step every lane adds the register of the lane whose number differs in one bit (16, 8, 4, "
+               "2, 1 lanes away) and keeps the sum: a butterfly, after which every lane holds its warp's sum "
+               "(lane 0's is the one used).")
+    else:
+        how = ("at each step a lane adds the register of a lane further up; after the last step lane 0 holds "
+               "its warp's sum.")
+    drawn = (" Drawn for warp 0 (lanes 0-31), so that no warp's arrows cross another's; the other warp%s make%s "
+             "the same steps at the same time on %s own values." % (("s", "", "their") if busy > 2 else
+                                                                   ("", "s", "its"))) \
+        if any(r.get("first_warp_only") for r in rows[a:b]) else ""
+    levels[a] = (2, "in a warp", "%d shuffles add up the 32 lanes' registers, all %d warps at once: %s No shared "
+                 "memory and no barrier: the lanes of a warp exchange registers directly.%s"
+                 % (b - a, busy, how, drawn))
     end = kinds.index("atomic") if "atomic" in kinds else len(kinds)
     if b < end:
         stores = [o for r in rows[b:end] if r["kind"] == "store" for o in r["ops"]]
@@ -1303,17 +1415,31 @@ def one_pass_levels(rows, threads, warp):
         name = rows[b].get("shared_name", "sdata")
         levels[b] = (3, "in the block", "Lane 0 of each warp writes its warp's sum to %s in shared memory (%d values, "
                      "one per warp), the block meets once at __syncthreads(), and warp 0 reads the %d values back "
-                     "and adds them with %d more shuffles. The other warps are done."
-                     % (name, len(stores), len(stores), more))
+                     "and adds them with %d more shuffles%s. The other warps are done."
+                     % (name, len(stores), len(stores), more,
+                        " (lanes past the last warp's value read 0 and stay pale until a sum reaches them)"
+                        if xor and len(stores) < warp else ""))
     if end < len(kinds):
         o = rows[end]["ops"][0]
-        shift = o["value"].c.bit_length() - 1 if isinstance(o["value"], Word) else None
+        word = o["value"]
+        shift = word.c.bit_length() - 1 if isinstance(word, Word) else None
+        how = ""
+        if shift and word.lo >= 0:
+            how = (": (1 << %d) + the block's sum as its 32 bits, (unsigned int)sum, zero-extended. The count of "
+                   "blocks goes in the bits from %d up, one per block, and the sums below it, both in the same add; "
+                   "fewer than 2^%d blocks add less than 2^%d, so the sums never carry into the count"
+                   % (shift, shift, shift - 32, shift))
+        elif shift:
+            how = (": the count of blocks in the bits from %d up, one per block, and the sum in the bits below, "
+                   "both in the same add" % shift)
+        outs = [e["value"] for m in (meets or []) for e in m["outs"]]
+        wrote = ("the word's low 32 bits, the sum of every block, to out[0]" if outs and all(
+            isinstance(v, V) and v.low for v in outs) else "out[0]")
         levels[end] = (4, "between blocks", "Thread 0 adds its block's sum to one 64-bit word in global memory, %s, "
                        "with one atomicAdd%s. The block whose add brings the count to gridDim.x knows that every "
-                       "other block's sum is in the word already: it writes out[0] and sets the word back to 0 for "
+                       "other block's sum is in the word already: it writes %s and sets the word back to 0 for "
                        "the next launch. No second launch, and nothing to clear before this one."
-                       % (o["word"]["name"], ": the count of blocks in the bits from %d up, one per block, and the "
-                          "sum in the bits below, both in the same add" % shift if shift else ""))
+                       % (o["word"]["name"], how, wrote))
     return levels
 
 
@@ -1346,7 +1472,7 @@ def draw_meeting(cv, y, meets, grid, problems):
                      % name, 12.5) + 6
     cv.text(WORD_X + WORD_W * (64 - shift) / 128.0, y, "bits 63-%d: blocks counted" % shift, 11.5, "middle", "#444")
     cv.text(WORD_X + WORD_W * (64 - shift) / 64.0 + WORD_W * shift / 128.0, y,
-            "bits %d-0: their sum" % (shift - 1), 11.5, "middle", "#444")
+            "bits %d-0: their sums" % (shift - 1), 11.5, "middle", "#444")
     y += 8
     note_x = WORD_X + WORD_W + 14
 
@@ -1384,11 +1510,16 @@ def draw_meeting(cv, y, meets, grid, problems):
             writer, final = b, e["value"]
             cv.rect(MARGIN, y + 8, 12, 12, BLOCK_HUES[b % 4], rx=2)
             cv.text(MARGIN + 18, y + 19, "block %d writes out[%d] =" % (b, e["index"]), 12.5, weight="bold")
-            cv.rect(WORD_X, y, WORD_W * shift / 64.0, WORD_H, "#ffd27f", "#c9a04c", 1.0, rx=2)
-            cv.text(WORD_X + WORD_W * shift / 128.0, y + 19, "%d inputs" % cell_count(e["value"]), 13.5, "middle",
-                    "#1a1a1a", weight="bold")
-            cv.paragraph(note_x, y + 13, "the word minus the count: the whole sum", 11.5,
-                         width=MARGIN + AREA - note_x, step=14)
+            low = isinstance(e["value"], V) and e["value"].low
+            # the low 32 bits sit at the word's right end; the word minus its count, under the sum's bits
+            x0, w = (WORD_X + WORD_W / 2.0, WORD_W / 2.0) if low else (WORD_X, WORD_W * shift / 64.0)
+            cv.rect(x0, y, w, WORD_H, "#ffd27f", "#c9a04c", 1.0, rx=2)
+            cv.text(x0 + w / 2, y + 19, "%d inputs" % cell_count(e["value"]), 13.5, "middle", "#1a1a1a",
+                    weight="bold")
+            if low:
+                cv.text(x0 - 8, y + 19, "bits 31-0", 11.5, "end", "#444")
+            cv.paragraph(note_x, y + 13, "the word's low 32 bits: the whole sum" if low else
+                         "the word minus the count: the whole sum", 11.5, width=MARGIN + AREA - note_x, step=14)
             y += WORD_H + 12
         else:
             word = e["value"]
@@ -1458,7 +1589,7 @@ def draw(number, title, threads, warp, banks, n, grid, recs, outs, scaled, note=
                      "threads' registers (yellow) after one step; a number is how many inputs that slot or "
                      "register has summed so far, and under it the thread that wrote it. The boxes at the right "
                      "are the block's warps.", 12.5) + 4
-    y = draw_rows(cv, y, threads, warp, rows, one_pass_levels(rows, threads, warp) if meets else None)
+    y = draw_rows(cv, y, threads, warp, rows, one_pass_levels(rows, threads, warp, meets) if meets else None)
     if meets:
         y, writer, final = draw_meeting(cv, y + 6, meets, grid, problems)
         y += 16

@@ -42,19 +42,23 @@ def stage_file(number):
 
 
 class EditedCopy:
-    """A copy of a stage file with one piece of text replaced (it must be there exactly once)."""
+    """A copy of a stage file with pieces of text replaced (each must be there exactly once):
+    EditedCopy(k, old, new) or EditedCopy(k, [(old, new), ...])."""
 
-    def __init__(self, number, old, new):
-        self.src, self.old, self.new = stage_file(number), old, new
+    def __init__(self, number, old, new=None):
+        self.src = stage_file(number)
+        self.edits = [(old, new)] if isinstance(old, str) else list(old)
 
     def __enter__(self):
         with open(self.src, encoding="utf-8") as f:
             text = f.read()
-        assert text.count(self.old) == 1, "%r is not in %s exactly once" % (self.old, self.src)
+        for old, new in self.edits:
+            assert text.count(old) == 1, "%r is not in %s exactly once" % (old, self.src)
+            text = text.replace(old, new)
         self.dir = tempfile.mkdtemp(prefix="stage_picture_")
         path = os.path.join(self.dir, os.path.basename(self.src))
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace(self.old, self.new))
+            f.write(text)
         return path
 
     def __exit__(self, *exc):
@@ -280,14 +284,39 @@ class Stage8ShowsItsFourLevelsAndTheWord(unittest.TestCase):
         self.assertIn("lane 0 of each warp: warp_sums[warp] = its warp's sum", words)
         self.assertIn("sum += the sum of lane t xor 16", words)
 
+    def test_the_xor_shuffles_are_a_butterfly_every_lane_keeps_a_sum(self):
+        svg, _, _ = draw(stage_file(8), 8)
+        words = plain(svg)
+        self.assertIn("a butterfly, after which every lane holds its warp's sum", words)
+        self.assertIn("Drawn for warp 0 (lanes 0-31)", words)
+        all_texts = texts(svg)
+        band = lambda k: [i for i, (_, t) in enumerate(all_texts) if t.startswith("Level %d," % k)][0]
+        numbers = lambda a, b: [t for x, t in all_texts[a:b] if attr(x, "class") == "v"]
+        block0 = re.search(r"block 0 adds \(1 << 48\) \+ (\d+) inputs", words).group(1)
+        # level 2: five rows of the 32 lanes of warp 0 (17 + 31 x 16 inputs), every lane numbered
+        level2 = numbers(band(2), band(3))
+        self.assertEqual(len(level2), 5 * 32)
+        for k in range(5):
+            row = level2[32 * k:32 * (k + 1)]
+            each = 16 * 2 ** (k + 1)
+            self.assertLessEqual(set(row), {str(each), str(each + 1)},
+                             "after shuffle %d every lane holds %d or %d inputs" % (k + 1, each, each + 1))
+        self.assertEqual(level2[-32:], ["513"] * 32, "after the last one every lane holds the warp's 513")
+        # level 3's last shuffle: every lane of warp 0 holds the block's sum (then the atomic's lane 0)
+        level3 = numbers(band(3), band(4))
+        self.assertEqual(level3[-32:], [block0] * 32)
+
     def test_the_word_counts_the_blocks_and_the_last_one_writes(self):
         svg, _, _ = draw(stage_file(8), 8)
         words = plain(svg)
         launch = stage_picture.launch_counters(stage_file(8))
         n = launch["n"]
         self.assertIn("bits 63-48: blocks counted", words)
+        self.assertIn("thread 0: blocks_and_sum += (1 << 48) + (unsigned int)sum", words)
+        self.assertIn("fewer than 2^16 blocks add less than 2^48", words)
         self.assertIn("count 1 of 2: not the last", words)
         self.assertIn("count 2 = gridDim.x: this block is the last", words)
+        self.assertIn("block 1 writes out[0] = %d inputs bits 31-0 the word's low 32 bits: the whole sum" % n, words)
         self.assertIn("Block 1, the last to add, writes out[0] = the sum of %d inputs." % n, words)
         self.assertIn("block 1 sets blocks_and_sum = 0", words)
         self.assertIn("the word is back to 0 for the next launch", words)
@@ -298,15 +327,67 @@ class Stage8ShowsItsFourLevelsAndTheWord(unittest.TestCase):
         self.assertTrue(any("not back to 0" in p for p in problems), problems)
 
     def test_a_block_that_writes_too_early_is_reported(self):
-        with EditedCopy(8, "if (counted == gridDim.x) {", "if (counted == 1) {") as path:
+        with EditedCopy(8, "if ((after >> COUNT_SHIFT) == gridDim.x) {", "if ((after >> COUNT_SHIFT) == 1) {") as path:
             _, _, problems = draw(path, 8)
         self.assertTrue(any("in no block's sum" in p for p in problems), problems)
 
-    def test_a_shift_without_the_rounding_is_refused(self):
-        with EditedCopy(8, "(after + (1ll << (COUNT_SHIFT - 1))) >> COUNT_SHIFT", "after >> COUNT_SHIFT") as path:
+    def test_a_count_read_from_the_old_word_is_reported(self):
+        # without + mine, atomicAdd's return is the word before this block's add: one short
+        with EditedCopy(8, "atomicAdd(&blocks_and_sum, mine) + mine;", "atomicAdd(&blocks_and_sum, mine);") as path:
+            svg, _, problems = draw(path, 8)
+        self.assertIn("no block writes out[0]", problems)
+        self.assertTrue(any("not back to 0" in p for p in problems), problems)
+        self.assertIn("count 1 of 2: not the last", plain(svg))
+
+    def test_a_sign_extended_sum_is_refused_without_rounding(self):
+        # (long long)sum: a negative block sum would borrow from the count, and after >> 48 reads it
+        with EditedCopy(8, "(unsigned int)sum;", "(unsigned long long)(long long)sum;") as path:
             with self.assertRaises(stage_picture.SimError) as ctx:
                 draw(path, 8)
-        self.assertIn("rounding", str(ctx.exception))
+        self.assertIn("sign-extended", str(ctx.exception))
+        self.assertIn("borrows", str(ctx.exception))
+
+    def test_sign_extension_with_rounding_is_right_too(self):
+        # the earlier form of stage 8: sign-extended sums, the count rounded, the count taken off
+        old = [("(unsigned int)sum;", "(unsigned long long)(long long)sum;"),
+               ("const unsigned long long after = atomicAdd(&blocks_and_sum, mine) + mine;",
+                "const long long after = (long long)(atomicAdd(&blocks_and_sum, mine) + mine);\n"
+                "        const long long counted = (after + (1ll << (COUNT_SHIFT - 1))) >> COUNT_SHIFT;"),
+               ("if ((after >> COUNT_SHIFT) == gridDim.x) {", "if (counted == gridDim.x) {"),
+               ("out[0] = (int)(unsigned int)after;", "out[0] = (int)(after - (counted << COUNT_SHIFT));")]
+        with EditedCopy(8, old) as path:
+            svg, _, problems = draw(path, 8)
+        self.assertEqual(problems, [])
+        self.assertIn("thread 0: blocks_and_sum += (1 << 48) + sum", plain(svg))
+        self.assertIn("the word minus the count: the whole sum", plain(svg))
+
+    def test_the_low_32_bits_however_written_draw_the_same_picture(self):
+        original, _, _ = draw(stage_file(8), 8)
+        for other in ("out[0] = (int)after;", "out[0] = after;"):
+            with self.subTest(other=other):
+                with EditedCopy(8, "out[0] = (int)(unsigned int)after;", other) as path:
+                    same, _, _ = draw(path, 8)
+                self.assertEqual(original, same)
+
+    def test_the_word_model_knows_when_sums_carry_into_the_count(self):
+        zext = lambda k: stage_picture.cast_u32(stage_picture.V(frozenset([k])))
+        word = 0
+        for k in range(3):
+            word = word + ((1 << 48) + zext(k))
+        self.assertEqual(word >> 48, 3)
+        self.assertEqual(sorted(word.low32().leaves), [0, 1, 2])
+        # fewer than 2^16 zero-extended sums stay below 2^48; 2^16 + 1 of them could carry into the count
+        fewer = stage_picture.Word(word.c, word.v, 0, ((1 << 16) - 1) * ((1 << 32) - 1))
+        self.assertEqual(fewer >> 48, 3)
+        many = stage_picture.Word(word.c, word.v, 0, ((1 << 16) + 1) * ((1 << 32) - 1))
+        with self.assertRaises(stage_picture.SimError) as ctx:
+            many >> 48
+        self.assertIn("carry", str(ctx.exception))
+        # a sign-extended sum: exact only with the rounding 2^47 added below the count
+        signed = (1 << 48) + stage_picture.V(frozenset([5]))
+        with self.assertRaises(stage_picture.SimError):
+            signed >> 48
+        self.assertEqual((signed + (1 << 47)) >> 48, 1)
 
     def test_other_atomics_are_refused_by_name(self):
         with EditedCopy(8, "atomicAdd(&blocks_and_sum, mine)", "atomicExch(&blocks_and_sum, mine)") as path:
