@@ -42,6 +42,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stage_picture  # noqa: E402
+# What the sweep test holds every committed sweep to (stage 8 against CUB): the pages quote these
+# thresholds and ranges through aliases, never typed copies.
+from check_sweeps import ALL_MIN, ALL_RANGE, MID_MIN, MID_RANGE  # noqa: E402
 
 # Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007): GeForce 8800 GTX (G80),
 # 2^22 ints, cumulative speedup of kernels 2..7 over kernel 1.
@@ -325,7 +328,7 @@ def mib_text(nbytes):
 def run_text(r, edition):
     """One measurement's GPU, date and settings; the instructor edition adds its result file (a
     student edition has no docs/results/: the main page says the instructor's kit measured it)."""
-    source = " (<code>%s</code>)" % html.escape(r["file"]) if edition == "instructor" else ""
+    source = ' <span class="kit-nowrap">(<code>%s</code>)</span>' % html.escape(r["file"]) if edition == "instructor" else ""
     peak = r["gpu"].get("peak_gbps")
     l2 = r["gpu"].get("l2_bytes")
     hw = []
@@ -923,7 +926,8 @@ def worth_html(runs, edition):
 # ---------------------------------------------------------------------------------- sweep
 SWEEP_SERIES = (("8", "stage 8", "#3b6fb6", 2.6), ("7", "stage 7", "#8fb3e0", 1.8), ("CUB", "CUB", "#2c7a2c", 1.8),
                 ("copy", "copy (read+write)", "#d62728", 1.4))
-LATENCY_FACTOR = 1.5   # the latency floor: sizes where stage 8 takes at most this many empty launches
+LATENCY_FACTOR = 1.5   # the latency floor: sizes where stage 8 takes at most this many times the
+                       # empty kernel of the same n (every launch figure is the launch row at its n)
 
 
 def sweep_value(sw, n, row, key="median_ms"):
@@ -941,7 +945,7 @@ def sweep_ratio(sw, n):
 
 def latency_floor_end(sw):
     """The largest n, from the smallest up without a gap, at which stage 8 takes at most
-    LATENCY_FACTOR times an empty launch; None where even the smallest does not."""
+    LATENCY_FACTOR times the empty kernel of the same n; None where even the smallest does not."""
     end = None
     for n in sw["ns"]:
         t8, tl = sweep_value(sw, n, "8"), sweep_value(sw, n, "launch")
@@ -949,15 +953,6 @@ def latency_floor_end(sw):
             break
         end = n
     return end
-
-
-def launch_us(sw):
-    """The empty kernel's time, the median over every n (it reads nothing, so n does not matter)."""
-    ts = sorted(sweep_value(sw, n, "launch") for n in sw["ns"] if sweep_value(sw, n, "launch"))
-    if not ts:
-        return None
-    mid = len(ts) // 2
-    return 1000.0 * (ts[mid] if len(ts) % 2 else (ts[mid - 1] + ts[mid]) / 2)
 
 
 def sup(k):
@@ -985,9 +980,7 @@ def sweep_figures(sw):
     first, last = ns[0], ns[-1]
     f = dict(date=sw["date"], threads=str(sw.get("threads", "?")), first_n=size_text(first), last_n=size_text(last))
     us = lambda n, row: 1000.0 * sweep_value(sw, n, row) if sweep_value(sw, n, row) else None
-    lu = launch_us(sw)
-    if lu:
-        f["launch_us"] = "%.1f" % lu
+    # The empty kernel is quoted at the n it is compared at, never as a figure of another n.
     for row, key in (("8", "8"), ("7", "7"), ("CUB", "cub"), ("launch", "launch")):
         if us(first, row):
             f["%s_first_us" % key] = "%.1f" % us(first, row)
@@ -1003,15 +996,21 @@ def sweep_figures(sw):
         f["7_two_pass_us"] = "%.1f" % us(two[0], "7")
         f["8_two_pass_us"] = "%.1f" % us(two[0], "8")
         f["second_launch_us"] = "%.1f" % (us(two[0], "7") - us(two[0], "8"))
+        if us(two[0], "launch"):
+            f["launch_two_pass_us"] = "%.1f" % us(two[0], "launch")
     ratios = [(sweep_ratio(sw, n), n) for n in ns if sweep_ratio(sw, n)]
     if ratios:
         best = max(ratios)
         f["8_over_cub_best"] = "%.2fx" % best[0]
         f["8_over_cub_best_n"] = size_text(best[1])
-        mid = [v for v, n in ratios if 1 << 14 <= n <= 1 << 20]
+        mid = [(v, n) for v, n in ratios if 1 << MID_RANGE[0] <= n <= 1 << MID_RANGE[1]]
         if mid:
-            f["8_over_cub_mid_min"] = "%.2fx" % min(mid)
+            f["8_over_cub_mid_min"] = "%.2fx" % min(mid)[0]
+            f["8_over_cub_mid_max"] = "%.2fx" % max(mid)[0]
+            f["8_over_cub_mid_max_n"] = size_text(max(mid)[1])
         f["8_over_cub_last"] = "%.2fx" % dict((n, v) for v, n in ratios).get(last, 0.0)
+    if us(last, "8") and us(last, "7"):
+        f["8_over_7_last"] = "%.2fx" % (us(last, "7") / us(last, "8"))
     g = sweep_value(sw, last, "8", "gbps")
     peak = sw["gpu"].get("peak_gbps")
     if g:
@@ -1031,6 +1030,26 @@ def sweep_figures(sw):
     return f
 
 
+LABEL_EM = 11.5 * 0.58   # the width of one character of an 11.5-unit label (DejaVu Sans, on the safe side)
+
+
+def label_place(label, x1, x2, W, taken):
+    """Where a bracket's label goes: (x of its start, its lines). Centred over [x1, x2] when it
+    fits there; else starting at x1 (a little right of it, clear of a neighbour's end), or
+    ending at x2, whichever stays inside the chart; else in
+    two lines split at its colon. Never starting left of x1 unless it ends at x2, and never
+    within 10 units of a label in `taken` [(from, to)]."""
+    def free(a, b):
+        return 8 <= a and b <= W - 8 and all(b + 10 <= a0 or a >= b0 + 10 for a0, b0 in taken)
+
+    for lines in ([label], [p.strip() + (":" if k == 0 else "") for k, p in enumerate(label.split(":", 1))]):
+        width = LABEL_EM * max(len(t) for t in lines)
+        for lx in ((x1 + x2) / 2 - width / 2 if width <= x2 - x1 else None, x1 + 4, x2 - width):
+            if lx is not None and free(lx, lx + width):
+                return lx, lines
+    return max(8, min(x1, W - 8 - LABEL_EM * len(label))), [label]
+
+
 def sweep_chart(sw):
     """GB/s against n on log axes: stage 7, stage 8, CUB and the copy; the regions where the input
     fits in L2, where the time is about one launch (the latency floor) and where the input streams
@@ -1039,7 +1058,6 @@ def sweep_chart(sw):
     kmin, kmax = math.log2(ns[0]), math.log2(ns[-1])
     peak = sw["gpu"].get("peak_gbps") if isinstance(sw["gpu"].get("peak_gbps"), (int, float)) else None
     l2 = sw["gpu"].get("l2_bytes") if isinstance(sw["gpu"].get("l2_bytes"), (int, float)) else None
-    lus = launch_us(sw)
     values = [sweep_value(sw, n, key, "gbps") for n in ns for key, _, _, _ in SWEEP_SERIES]
     values = [v for v in values if v and v > 0] + ([peak] if peak else [])
     lo = 10 ** math.floor(math.log10(min(values))) if values else 0.1
@@ -1072,16 +1090,15 @@ def sweep_chart(sw):
         by = 46 + 26 * row
         svg.append('<path d="M%.1f %d V%d H%.1f V%d" fill="none" stroke="%s" stroke-width="1.2"/>'
                    % (x1 + 1, by + 8, by, x2 - 1, by + 8, ink))
-        # the label centred over its bracket, kept inside the chart and clear of its row's others
-        width = 11.5 * 0.58 * len(label)
-        lx = min(max((x1 + x2) / 2 - width / 2, 8), W - 8 - width)
-        for a0, b0 in placed_labels.get(row, []):
-            if lx < b0 + 10 and lx + width > a0 - 10:
-                lx = b0 + 10 if (x1 + x2) / 2 >= (a0 + b0) / 2 else a0 - 10 - width
-        lx = min(max(lx, 8), W - 8 - width)
-        placed_labels.setdefault(row, []).append((lx, lx + width))
-        svg.append('<text x="%.1f" y="%d" font-size="11.5" fill="%s">%s</text>'
-                   % (lx, by - 4, ink, html.escape(label)))
+        # the label over its own bracket: centred where it fits; a longer one starts where its
+        # bracket starts and runs on to the right (the margin right of the plot is free up
+        # there), or ends where it ends; never over another bracket's label or past the chart
+        lx, lines = label_place(label, x1, x2, W, placed_labels.get(row, []))
+        for k, text in enumerate(lines):
+            width = LABEL_EM * len(text)
+            placed_labels.setdefault(row, []).append((lx, lx + width))
+            svg.append('<text x="%.1f" y="%d" font-size="11.5" fill="%s">%s</text>'
+                       % (lx, by - 4 - 14 * (len(lines) - 1 - k), ink, html.escape(text)))
     if l2_k and kmin < l2_k < kmax:
         svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#2c6e2c" stroke-dasharray="3 3"/>'
                    % (xs(l2_k), xs(l2_k), plot_top, bottom))
@@ -1103,23 +1120,27 @@ def sweep_chart(sw):
     svg.append('<text x="14" y="%d" font-size="11" fill="#444" transform="rotate(-90 14 %d)" text-anchor="middle">'
                'GB/s</text>' % ((plot_top + bottom) / 2, (plot_top + bottom) / 2))
     labels = []   # (wanted y, text, colour)
-    # the ceiling of a sum that costs one empty launch and nothing else: 4n bytes in that time
-    if lus:
-        pts = []
-        for n in ns:
-            gb = 4.0 * n / (lus * 1e-6) / 1e9
-            if lo <= gb <= hi:
-                pts.append("%.1f,%.1f" % (xs(math.log2(n)), ys(gb)))
-        if len(pts) > 1:
-            svg.append('<polyline points="%s" fill="none" stroke="#9a6a12" stroke-width="1.6" stroke-dasharray="2 3"/>'
-                       % " ".join(pts))
-            # its key in the bottom right corner, which no line reaches (large n, few GB/s)
-            kx, ky = left + plot_w - 250, bottom - 30
-            svg.append('<rect x="%.1f" y="%d" width="246" height="26" fill="#ffffff" stroke="#dddddd"/>' % (kx, ky))
-            svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#9a6a12" stroke-width="1.6" '
-                       'stroke-dasharray="2 3"/>' % (kx + 6, kx + 30, ky + 13, ky + 13))
-            svg.append('<text x="%.1f" y="%d" font-size="11" fill="#9a6a12">%s</text>'
-                       % (kx + 36, ky + 17, html.escape("4n bytes in one empty launch (%.1f \u00b5s)" % lus)))
+    # the ceiling of a sum that costs one empty launch and nothing else: 4n bytes in the time of
+    # the empty kernel measured at that n (the same launch figure the latency floor compares with)
+    pts = []
+    for n in ns:
+        tl = sweep_value(sw, n, "launch")
+        gb = 4.0 * n / (tl * 1e-3) / 1e9 if tl else None
+        if gb and lo <= gb <= hi:
+            pts.append("%.1f,%.1f" % (xs(math.log2(n)), ys(gb)))
+    if len(pts) > 1:
+        svg.append('<polyline points="%s" fill="none" stroke="#9a6a12" stroke-width="1.6" stroke-dasharray="2 3"/>'
+                   % " ".join(pts))
+        # its key in the bottom right corner, which no line reaches (large n, few GB/s), as wide
+        # as its text (11 units a character at 0.58 em, on the safe side)
+        key = "4n bytes in one empty launch at that n"
+        kw = 36 + 11 * 0.58 * len(key) + 8
+        kx, ky = left + plot_w - kw - 4, bottom - 30
+        svg.append('<rect x="%.1f" y="%d" width="%.1f" height="26" fill="#ffffff" stroke="#dddddd"/>' % (kx, ky, kw))
+        svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#9a6a12" stroke-width="1.6" '
+                   'stroke-dasharray="2 3"/>' % (kx + 6, kx + 30, ky + 13, ky + 13))
+        svg.append('<text x="%.1f" y="%d" font-size="11" fill="#9a6a12">%s</text>'
+                   % (kx + 36, ky + 17, html.escape(key)))
     if peak:
         svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#555" stroke-width="1.4" stroke-dasharray="6 4"/>'
                    % (left, left + plot_w, ys(peak), ys(peak)))
@@ -1145,7 +1166,7 @@ def sweep_chart(sw):
     svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left + plot_w, bottom, bottom))
     svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left, plot_top, bottom))
     svg.append('<text x="%d" y="%d" font-size="10.5" fill="#666">GB/s: 4n bytes of input per median time (the copy: '
-               'read+write, 8n bytes). Latency floor: the sizes where stage 8 takes at most %.1f empty launches.</text>'
+               'read+write, 8n bytes). Latency floor: stage 8 takes at most %.1f times the empty launch at that n.</text>'
                % (8, H - 12, LATENCY_FACTOR))
     svg.append("</svg>")
     return "\n".join(svg)
@@ -1221,7 +1242,7 @@ def sweep_html(sweeps, runs, edition):
                                              "your instructor's kit shows it here once measured."))
     out = []
     for sw in sweeps:
-        source = " (<code>%s</code>)" % html.escape(sw["file"]) if edition == "instructor" else ""
+        source = ' <span class="kit-nowrap">(<code>%s</code>)</span>' % html.escape(sw["file"]) if edition == "instructor" else ""
         reps = reps_text(sw)
         out.append('<div class="kit-ladder"><p class="kit-run"><b>%s</b>, measured %s by <span class="kit-nowrap">'
                    '<code>reduce_ladder --sweep</code>:</span> n = %s to %s ints, %s threads per block, %s input, '
@@ -1235,8 +1256,8 @@ def sweep_html(sweeps, runs, edition):
     out.append('<p class="kit-note">&micro;s: the median time of one reduction (the copy: of one copy of the n ints). '
                'GB/s: 4n bytes per that time (the copy: 8n, read and written). <i>Stage 8 vs CUB</i>: CUB\'s time '
                'divided by stage 8\'s, above 1.00x where stage 8 is faster. Green rows: the input fits in the L2 '
-               'cache; rows with a tan first cell: the latency floor, where stage 8 takes at most %.1f times an '
-               'empty kernel.</p>' % LATENCY_FACTOR)
+               'cache; rows with a tan first cell: the latency floor, where stage 8 takes at most %.1f times the '
+               'empty launch of the same row.</p>' % LATENCY_FACTOR)
     return "\n".join(out) + "\n"
 
 
@@ -1276,11 +1297,14 @@ def ladder_html(runs, stages, documented, edition, older):
     return "\n".join(out) + "\n"
 
 
-def figure_aliases(runs, sweeps=()):
+def figure_aliases(runs, sweeps=(), stages=()):
     """Doxygen aliases for the figures the pages quote in their text, from the newest run of each
     GPU: \\H200_7_gbps (3778), \\H200_7_step (1.73x), \\H200_7_cumul (9.23x), \\H200_7_pct_cub
     (103%), \\H200_7_pct_peak (78%), \\H200_7_pct_copy (94%), \\H200_peak (4814), \\H200_date,
-    \\H200_l2 (60 MiB), \\H200_n (2<sup>26</sup>), \\H200_mib (256 MiB), \\H200_n_over_l2 (4.3)."""
+    \\H200_l2 (60 MiB), \\H200_n (2<sup>26</sup>), \\H200_mib (256 MiB), \\H200_n_over_l2 (4.3).
+    The last stage of common/stages.def (stages) also under a name of its own: \\last_stage (its
+    number) and \\H200_last_gbps, \\H200_last_pct_peak, ..., with the sections has_last_<GPU> and
+    has_last_all where the newest runs measured it."""
     lines = ["# Generated by docs/tools/docs_assets.py from the newest run of each GPU in docs/results/."]
     sections = []
 
@@ -1328,6 +1352,14 @@ def figure_aliases(runs, sweeps=()):
             sections.append("worth_" + g)
             for key, value in sorted(w.items()):
                 alias("%s_worth_%s" % (g, key), value)
+    # What the sweep test (check_sweeps.py) requires and where the latency floor ends, as the
+    # stage 8 page quotes them: \sweep_mid_min (1.3), \sweep_mid_from (2<sup>14</sup>), ...
+    alias("sweep_mid_min", "%g" % MID_MIN)
+    alias("sweep_all_min", "%g" % ALL_MIN)
+    for name, (a, b) in (("mid", MID_RANGE), ("all", ALL_RANGE)):
+        alias("sweep_%s_from" % name, size_text(1 << a))
+        alias("sweep_%s_to" % name, size_text(1 << b))
+    alias("sweep_latency_factor", "%g" % LATENCY_FACTOR)
     for sw in sweeps:
         g = sw["short"]
         f = sweep_figures(sw)
@@ -1335,6 +1367,15 @@ def figure_aliases(runs, sweeps=()):
         for key, value in sorted(f.items()):
             alias("%s_sweep_%s" % (g, key), value)
     gpus = set(r["short"] for r in runs)
+    if stages:
+        last = str(stages[-1]["number"])
+        alias("last_stage", last)
+        for line in [ln for ln in lines if re.match(r'ALIASES \+= [A-Za-z0-9]+_%s_' % last, ln)]:
+            lines.append(re.sub(r'^ALIASES \+= ([A-Za-z0-9]+)_%s_' % last, r"ALIASES += \1_last_", line))
+        have = set(r["short"] for r in runs if ok_row(r["by_stage"].get(last)))
+        sections.extend("has_last_%s" % g for g in sorted(have))
+        if have == gpus:
+            sections.append("has_last_all")
     stage_keys = sorted(set(k for r in runs for k, row in r["by_stage"].items() if k.isdigit() and ok_row(row)),
                         key=int)
     for k in stage_keys:
@@ -1464,7 +1505,7 @@ def main(argv):
     sweeps = newest_sweeps(load_sweeps(src))
     write(os.path.join(out, "sweep.html"), sweep_html(sweeps, runs, args.edition))
     write(os.path.join(out, "worth.html"), worth_html(runs, args.edition))
-    write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps))
+    write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps, stages))
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
         if re.match(r"(stage\d+\.svg|(changes|results|counters)-stage\d+\.html)$", name) and name not in written:
