@@ -5,8 +5,9 @@
  * Blocks run one after another, never in blockIdx order (a GPU promises none): block_at() says
  * which runs at each position, from the middle of the grid round to the block before it
  * (forward), from the last block down (reverse) or in a seeded shuffle (random). Inside a
- * block every thread starts in turn and runs until it meets other threads: at __syncthreads() it waits for the whole block, at __syncwarp() or a
- * shuffle for the lanes its mask names. A waiting fiber hands over to the next runnable one
+ * block every thread starts in turn and runs until it meets other threads: at
+ * __syncthreads() it waits for the whole block, at __syncwarp() or a shuffle for the lanes
+ * its mask names. A waiting fiber hands over to the next runnable one
  * directly (Boost.Context's fcontext, about 10 ns a switch); when none is left the scheduler
  * looks at what everyone waits for, releases the groups that are complete and reports the
  * rest as a deadlock, in CUDA terms, with block, thread and source line.
@@ -74,7 +75,8 @@ constexpr unsigned kMaxThreads = 1024;
  * ordered only by atomics and kernel boundaries, as on a GPU. Each set has its own stacks (a
  * fiber's stack holds only its own accesses). Why not more: ThreadSanitizer's release and
  * acquire walk a clock as long as there are fibers, so the race build's time grows with the
- * sets (one set: 6.0 s of CPU for stage 1's race cases; two: 11.0 s; four: 25 s). */
+ * sets (stage 1's race cases took 6.0 s of CPU with one set, 11.0 s with two; four sets,
+ * before the once-a-launch acquire and release in fiber_main, 25 s). */
 constexpr unsigned kFiberSets = 2;
 #else
 constexpr unsigned kFiberSets = 1;
@@ -438,7 +440,7 @@ bool shuffle_blocks()
         std::swap(order[i - 1], order[next() % i]);
     if (order[0] == 0) /* block 0 first: swapped with a later one */
         std::swap(order[0], order[1 + next() % (n - 1)]);
-    if (order[n - 1] == n - 1) /* the last block last: swapped with an earlier one (never making block 0 first) */
+    if (order[n - 1] == n - 1) /* the last block last: swapped with an earlier one (block 0 stays off the front) */
         std::swap(order[n - 1], order[next() % (n - 1)]);
     return true;
 }
@@ -1107,8 +1109,8 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     for (unsigned long long position = 0; position < blocks && !S.faulted; position++) {
         S.position = position;
         S.block_linear = block_at(position);
-        blockIdx = {(unsigned)(S.block_linear % config.grid.x), (unsigned)(S.block_linear / config.grid.x % config.grid.y),
-                    (unsigned)(S.block_linear / plane)};
+        blockIdx = {(unsigned)(S.block_linear % config.grid.x),
+                    (unsigned)(S.block_linear / config.grid.x % config.grid.y), (unsigned)(S.block_linear / plane)};
         S.fibers = S.fiber_sets[position % kFiberSets];
         S.shared = S.shared_region + arena_stride * S.block_linear;
         poison(S.shared, S.static_top);

@@ -22,12 +22,14 @@ static __global__ void record_order(unsigned long long *order)
 {
     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
         unsigned int ticket = atomicAdd(&next_ticket, 1u);
-        order[ticket] = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+        order[ticket] =
+            blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
     }
 }
 
 /** Runs a grid of gx x gy x gz blocks of `threads`; order[k] = the linear index of the k-th block to run. */
-extern "C" int emu_blocks_record_order(unsigned gx, unsigned gy, unsigned gz, unsigned threads, unsigned long long *order)
+extern "C" int emu_blocks_record_order(unsigned gx, unsigned gy, unsigned gz, unsigned threads,
+                                       unsigned long long *order)
 {
     size_t blocks = (size_t)gx * gy * gz;
     unsigned long long *device = nullptr;

@@ -91,9 +91,10 @@ static int test_order(void)
                 if (first[o][k] != again[k])
                     repeated += n; /* not the same order twice */
             }
-            check(repeated == 0, "%s: not a permutation of the grid, or not the same at every launch (%llu, of %llu blocks)",
-                  what, repeated, n);
-            check(n < 2 || in_place < n, "%s: the blocks ran in index order (%llu of %llu in place)", what, in_place, n);
+            check(repeated == 0, "%s: not a permutation of the grid, or not the same at every launch "
+                  "(%llu, of %llu blocks)", what, repeated, n);
+            check(n < 2 || in_place < n, "%s: the blocks ran in index order (%llu of %llu in place)", what, in_place,
+                  n);
             check(n < 2 || first[o][n - 1] != n - 1, "%s: the last block ran last", what);
             check(n < 2 || first[o][0] != 0, "%s: block 0 ran first", what);
             for (unsigned long long k = 0; k < n; k++) {
