@@ -56,7 +56,7 @@ if [ -n "$hang" ] || [ "$code" -eq 124 ]; then
     # Before any race report: a hang stops the check, and what it left behind is no race.
     message="${hang:-stage $stage did not finish in the emulator's race check: it was stopped at its time limit} (the race check ends at a hang: not a race)"
 elif [ "$reports" -gt 0 ]; then
-    message="ThreadSanitizer found $reports data race report(s) in stage $stage on the CPU emulator (a missing __syncthreads() or __syncwarp()?). First: $first"
+    message="ThreadSanitizer found $reports data race report(s) in stage $stage on the CPU emulator (a missing __syncthreads() or __syncwarp() in a block, or a global that two blocks write without an atomic?). First: $first"
 elif [ -n "$orders" ]; then
     message="$orders"
 elif [ "$code" -eq 90 ]; then

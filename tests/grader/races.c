@@ -63,7 +63,8 @@ int kit_emulated_races(const kit_stage *stage, FILE *out)
                 fprintf(out, "%s %s%s %s %d", o ? "," : "", emu_order_name(orders[o].order),
                        orders[o].order == EMU_ORDER_RANDOM ? (orders[o].seed == 1 ? " (seed 1)" : " (seed 2)") : "",
                        status[o] == KIT_OK ? "sum" : kit_status_name(status[o]), got[o]);
-            fprintf(out, "; threads of a block race for memory (a missing __syncthreads() or __syncwarp()?)\n");
+            fprintf(out, "; threads race for memory (a missing __syncthreads() or __syncwarp()?), or blocks expect "
+                         "an order or keep a count from an earlier launch (blocks meet only through atomics)\n");
         }
         kit_workspace_free(&ws);
     }
