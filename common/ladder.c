@@ -378,16 +378,6 @@ static kit_status time_sweep_row(const ladder_row *row, const kit_stage *table, 
     return kit_time_stage(kit_find_stage(table, row->label[0] - '0'), ws, threads, warmup, reps, t, err);
 }
 
-static int log2_size(size_t n)
-{
-    int k = 0;
-    while (n > 1) {
-        n >>= 1;
-        k++;
-    }
-    return k;
-}
-
 /* Runs one n: every row checked (the stages once with every check, then each timed run
  * checked), and timed except on the emulator. *lost: the GPU is unusable from here on. */
 static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size *size, int *lost)
@@ -415,7 +405,7 @@ static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size
     if (*lost)
         return;
     if (isatty(2)) { /* progress, on a terminal only */
-        fprintf(stderr, "\rreduce_ladder --sweep: n = 2^%d...   ", log2_size(size->n));
+        fprintf(stderr, "\rreduce_ladder --sweep: n = 2^%d...   ", kit_log2(size->n));
         fflush(stderr);
     }
     const double bytes = (double)size->n * sizeof(int);
@@ -540,14 +530,14 @@ static void print_sweep(const kit_options *opt, const kit_gpu *gpu, const sweep_
     } else if (KIT_EMULATED) {
         printf("Sweep on the CPU EMULATOR, not a GPU: correctness only, no timings (docs/emulator.md), %s\n", date);
         printf("%s, %u threads, %s input (seed %llu), n = 2^%d to 2^%d\n\n", impl, opt->threads,
-               kit_pattern_name(opt->pattern), (unsigned long long)opt->seed, log2_size(sizes[0].n),
-               log2_size(sizes[count - 1].n));
+               kit_pattern_name(opt->pattern), (unsigned long long)opt->seed, kit_log2(sizes[0].n),
+               kit_log2(sizes[count - 1].n));
         printf("%-5s", "n");
         for (int r = 0; r < columns; r++)
             printf(r + 1 < columns ? "  stage %-10s" : "  stage %s", sizes[0].rows[r].label);
         putchar('\n');
         for (int i = 0; i < count; i++) {
-            printf("2^%-3d", log2_size(sizes[i].n));
+            printf("2^%-3d", kit_log2(sizes[i].n));
             for (int r = 0; r < sizes[i].count; r++)
                 printf(r + 1 < sizes[i].count ? "  %-16s" : "  %s", row_result(&sizes[i].rows[r]));
             putchar('\n');
@@ -559,7 +549,7 @@ static void print_sweep(const kit_options *opt, const kit_gpu *gpu, const sweep_
                "turn, each turn the median of %d runs up to n = 2^%d, of %d above\n\n",
                impl, opt->threads, kit_pattern_name(opt->pattern), (unsigned long long)opt->seed, SWEEP_VISITS,
                (opt->reps > KIT_SWEEP_SMALL_REPS ? opt->reps : KIT_SWEEP_SMALL_REPS) / SWEEP_VISITS,
-               log2_size(KIT_SWEEP_SMALL_N), opt->reps / SWEEP_VISITS > 0 ? opt->reps / SWEEP_VISITS : 1);
+               kit_log2(KIT_SWEEP_SMALL_N), opt->reps / SWEEP_VISITS > 0 ? opt->reps / SWEEP_VISITS : 1);
         const ladder_row *first = sizes[0].rows;
         int stage8 = -1, cub = -1;
         printf("%-5s", "n");
@@ -576,7 +566,7 @@ static void print_sweep(const kit_options *opt, const kit_gpu *gpu, const sweep_
             printf(strcmp(first[r].label, "launch") == 0 ? "  %14s" : "  %10s %7s", "µs", "GB/s");
         putchar('\n');
         for (int i = 0; i < count; i++) {
-            printf("2^%-3d", log2_size(sizes[i].n));
+            printf("2^%-3d", kit_log2(sizes[i].n));
             for (int r = 0; r < sizes[i].count; r++) {
                 const ladder_row *row = &sizes[i].rows[r];
                 const int launch = strcmp(row->label, "launch") == 0;
@@ -606,12 +596,12 @@ static int run_sweep(const kit_options *opt, const kit_stage *table, const kit_g
     if (KIT_EMULATED && to > KIT_EMULATED_N) {
         if (opt->sweep_from > KIT_EMULATED_N) {
             fprintf(stderr, "reduce_ladder: the CPU emulator sweeps n up to 2^%d only, and --from is 2^%d\n",
-                    log2_size(KIT_EMULATED_N), log2_size(opt->sweep_from));
+                    kit_log2(KIT_EMULATED_N), kit_log2(opt->sweep_from));
             return 2;
         }
         if (opt->sweep_to_given)
             fprintf(stderr, "reduce_ladder: the CPU emulator sweeps n up to 2^%d only (a second or so each); the "
-                    "sizes above are left out\n", log2_size(KIT_EMULATED_N));
+                    "sizes above are left out\n", kit_log2(KIT_EMULATED_N));
         to = KIT_EMULATED_N;
     }
     int count = 0;
@@ -653,14 +643,14 @@ static int run_sweep(const kit_options *opt, const kit_stage *table, const kit_g
             }
             if (row->status != KIT_OK)
                 fprintf(notes, "%sn = 2^%d, %s %s: %s\n", failures == 1 && notes == stdout ? "\n" : "",
-                        log2_size(sizes[i].n), row->label, kit_status_name(row->status), row->message);
+                        kit_log2(sizes[i].n), row->label, kit_status_name(row->status), row->message);
         }
     if (not_run)
         fprintf(notes, KIT_EMULATED ? "%d rows not run from n = 2^%d on: an emulated launch failed, and its fault is "
                                       "sticky as a GPU's would be\n"
                                     : "%d rows not run from n = 2^%d on: a failure left the GPU unusable in this "
                                       "process\n",
-                not_run, log2_size(sizes[lost_from].n));
+                not_run, kit_log2(sizes[lost_from].n));
     free(sizes);
     return failures ? 1 : 0;
 }

@@ -74,8 +74,7 @@ static kit_status parse_sweep_bound(const char *v, const char *what, size_t *val
     return KIT_OK;
 }
 
-/* The power of two p as "2^k". */
-static int log2_of(size_t p)
+int kit_log2(size_t p)
 {
     int k = 0;
     while (p > 1) {
@@ -94,7 +93,7 @@ static kit_status check_combinations(const kit_options *o, int range_given, kit_
         return KIT_OK;
     if (o->sweep_from > o->sweep_to)
         return kit_fail(err, KIT_BAD_ARGUMENT, "--from (2^%d) is larger than --to (2^%d): nothing to sweep",
-                        log2_of(o->sweep_from), log2_of(o->sweep_to));
+                        kit_log2(o->sweep_from), kit_log2(o->sweep_to));
     if (o->stage != 0)
         return kit_fail(err, KIT_BAD_ARGUMENT, "--sweep runs stages 7 and 8 (and CUB, the copy and a launch) at "
                         "every n; it takes no --stage");

@@ -70,6 +70,9 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *options, kit_er
 /** Parses a count: decimal ("67108864"), a power of two ("2^26") or a shift ("1<<26"). */
 kit_status kit_parse_count(const char *text, const char *what, size_t *value, kit_error *err);
 
+/** The k of a power of two 2^k (for a number that is not one: the k of the largest below it). */
+int kit_log2(size_t p);
+
 /** The --help text. */
 const char *kit_usage(void);
 
