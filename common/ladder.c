@@ -344,8 +344,9 @@ static void json_string(const char *text)
 /* The "gpu" member of --format json, the same in the ladder and the sweep. */
 static void json_gpu(const kit_gpu *gpu)
 {
-    printf("\"gpu\": {\"name\": \"%s\", \"sm_count\": %d, \"l2_bytes\": %d, \"peak_gbps\": %.1f}", gpu->name,
-           gpu->sm_count, gpu->l2_bytes, gpu->peak_gbps);
+    printf("\"gpu\": {\"name\": ");
+    json_string(gpu->name);
+    printf(", \"sm_count\": %d, \"l2_bytes\": %d, \"peak_gbps\": %.1f}", gpu->sm_count, gpu->l2_bytes, gpu->peak_gbps);
 }
 
 /* ---------------------------------------------------------------- --sweep */
@@ -364,6 +365,12 @@ typedef struct sweep_size {
 
 /* How many turns each row of the sweep is timed in (see sweep_one). */
 #define SWEEP_VISITS 10
+
+/* The bytes a sweep row's GB/s divides: the copy reads and writes, a launch moves none. */
+static double sweep_row_bytes(const ladder_row *row, double input_bytes)
+{
+    return strcmp(row->label, "copy") == 0 ? 2 * input_bytes : strcmp(row->label, "launch") == 0 ? 0 : input_bytes;
+}
 
 /* Times one row of the sweep: \p warmup untimed runs, then \p reps timed ones. */
 static kit_status time_sweep_row(const ladder_row *row, const kit_stage *table, kit_workspace *ws, unsigned threads,
@@ -449,7 +456,7 @@ static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size
             status = time_sweep_row(&rows[r], table, &ws, opt->threads, visit < 0 ? warmup : 1,
                                     visit < 0 ? 1 : per_visit, &t, &err);
             if (status != KIT_OK) {
-                run_timed_row(&rows[r], r < stage_rows ? bytes : 0, status, &err);
+                run_timed_row(&rows[r], sweep_row_bytes(&rows[r], bytes), status, &err);
                 failed[r] = 1;
                 *lost = context_lost(status);
             } else if (visit >= 0) {
@@ -460,14 +467,11 @@ static void sweep_one(const kit_options *opt, const kit_stage *table, sweep_size
     for (int r = 0; r < size->count && !*lost; r++) {
         if (failed[r])
             continue;
-        double row_bytes = strcmp(rows[r].label, "copy") == 0 ? 2 * bytes /* read + write */
-                           : strcmp(rows[r].label, "launch") == 0 ? 0  /* a launch moves no data: no GB/s */
-                           : bytes;
         if (!KIT_EMULATED) {
             kit_timing_summarize(visit_ms[r], SWEEP_VISITS, &rows[r].timing);
             rows[r].timing.reps = SWEEP_VISITS * per_visit; /* the runs behind the medians */
         }
-        run_timed_row(&rows[r], row_bytes, KIT_OK, &err);
+        run_timed_row(&rows[r], sweep_row_bytes(&rows[r], bytes), KIT_OK, &err);
     }
     kit_workspace_free(&ws);
 }
