@@ -26,7 +26,7 @@
 #endif
 
 /* CUB lives in C++ (baselines.cu); these are its C entry points. */
-cudaError_t kit_cub_sum(void *temp, size_t *temp_bytes, const int *in, int *out, size_t n);
+cudaError_t kit_cub_reduce(int type, int op, void *temp, size_t *temp_bytes, const void *in, void *out, size_t n);
 #ifndef KIT_EMULATOR
 /* The empty kernel's launch (baselines.cu; the emulator has none: kit_time_launch says so). */
 cudaError_t kit_empty_launch(void);
@@ -127,51 +127,72 @@ kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err)
 
 static size_t partial_capacity(size_t n) { return (n + 31) / 32; }
 
-size_t kit_workspace_bytes(size_t n)
+/* Words of the input (n elements) and of one partial buffer with its guards. */
+static size_t input_words(const kit_workspace *ws) { return ws->n * kit_in_words(ws->problem); }
+static size_t partial_words(const kit_workspace *ws) { return ws->capacity * kit_out_words(ws->problem); }
+static size_t partial_span(const kit_workspace *ws) { return partial_words(ws) + 2 * (size_t)KIT_PARTIAL_GUARD; }
+static int is_int_sum(const kit_workspace *ws) { return kit_problem_equal(ws->problem, KIT_INT_SUM); }
+
+size_t kit_workspace_bytes_problem(kit_problem problem, size_t n)
 {
-    size_t ints = n + KIT_INPUT_GUARD + 2 * (partial_capacity(n) + 2 * KIT_PARTIAL_GUARD);
-    return ints * sizeof(int);
+    size_t words = n * kit_in_words(problem) + KIT_INPUT_GUARD +
+                   2 * (partial_capacity(n) * kit_out_words(problem) + 2 * KIT_PARTIAL_GUARD);
+    return words * sizeof(int);
 }
 
-kit_status kit_workspace_init(kit_workspace *ws, size_t n, kit_error *err)
+size_t kit_workspace_bytes(size_t n) { return kit_workspace_bytes_problem(KIT_INT_SUM, n); }
+
+kit_status kit_workspace_init_problem(kit_workspace *ws, kit_problem problem, size_t n, kit_error *err)
 {
     memset(ws, 0, sizeof *ws);
-    if (n < 1 || n > KIT_MAX_N)
-        return kit_fail(err, KIT_BAD_ARGUMENT, "n must be between 1 and %zu, not %zu", KIT_MAX_N, n);
+    kit_status status = kit_problem_check(problem, err);
+    if (status != KIT_OK)
+        return status;
+    ws->problem = problem;
+    if (n < 1 || n > kit_max_n(problem))
+        return kit_fail(err, KIT_BAD_ARGUMENT, "n must be between 1 and %zu for the %s, not %zu", kit_max_n(problem),
+                        kit_problem_name(problem), n);
     size_t free_bytes = 0, total_bytes = 0;
     KIT_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), err);
-    if (kit_workspace_bytes(n) > free_bytes)
+    const size_t bytes = kit_workspace_bytes_problem(problem, n);
+    if (bytes > free_bytes)
         return kit_fail(err, KIT_OUT_OF_MEMORY, "n = %zu needs %.2f GiB of GPU memory, but only "
-                        "%.2f GiB is free", n, kit_workspace_bytes(n) / 1073741824.0,
-                        free_bytes / 1073741824.0);
+                        "%.2f GiB is free", n, bytes / 1073741824.0, free_bytes / 1073741824.0);
     ws->n = n;
     ws->capacity = partial_capacity(n);
     ws->timeout_s = 10.0;
-    ws->host_input = malloc(n * sizeof(int));
+    ws->host_input = malloc(input_words(ws) * sizeof(int));
     if (!ws->host_input)
-        return kit_fail(err, KIT_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", n * sizeof(int));
-    KIT_CUDA_TRY(cudaMalloc((void **)&ws->device_input, (n + KIT_INPUT_GUARD) * sizeof(int)), err);
+        return kit_fail(err, KIT_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", input_words(ws) * sizeof(int));
+    KIT_CUDA_TRY(cudaMalloc((void **)&ws->device_input, (input_words(ws) + KIT_INPUT_GUARD) * sizeof(int)), err);
     for (int k = 0; k < 2; k++) {
         int *block = NULL;
-        KIT_CUDA_TRY(cudaMalloc((void **)&block, (ws->capacity + 2 * KIT_PARTIAL_GUARD) * sizeof(int)), err);
+        KIT_CUDA_TRY(cudaMalloc((void **)&block, partial_span(ws) * sizeof(int)), err);
         ws->device_partial[k] = block + KIT_PARTIAL_GUARD;
     }
     int guard[KIT_INPUT_GUARD];
     for (int i = 0; i < KIT_INPUT_GUARD; i++)
-        guard[i] = KIT_INPUT_GUARD_VALUE;
-    KIT_CUDA_TRY(cudaMemcpy(ws->device_input + n, guard, sizeof guard, cudaMemcpyHostToDevice), err);
+        guard[i] = kit_guard_word(problem);
+    KIT_CUDA_TRY(cudaMemcpy(ws->device_input + input_words(ws), guard, sizeof guard, cudaMemcpyHostToDevice), err);
     return KIT_OK;
+}
+
+kit_status kit_workspace_init(kit_workspace *ws, size_t n, kit_error *err)
+{
+    return kit_workspace_init_problem(ws, KIT_INT_SUM, n, err);
 }
 
 kit_status kit_workspace_fill(kit_workspace *ws, kit_pattern pattern, uint64_t seed, kit_error *err)
 {
     ws->pattern = pattern;
     ws->seed = seed;
-    kit_fill_input(ws->host_input, ws->n, pattern, seed);
-    ws->expected = kit_reference_sum(ws->host_input, ws->n);
+    kit_fill_problem(ws->problem, ws->host_input, ws->n, pattern, seed);
+    kit_reference_compute(ws->problem, ws->host_input, ws->n, &ws->ref);
+    ws->filled = ws->ref;
+    ws->expected = ws->ref.int_sum;
     ws->varied_runs = 0; /* the same fill always gives the same varied inputs when timing */
     ws->last_run_sum = ws->expected;
-    KIT_CUDA_TRY(cudaMemcpy(ws->device_input, ws->host_input, ws->n * sizeof(int),
+    KIT_CUDA_TRY(cudaMemcpy(ws->device_input, ws->host_input, input_words(ws) * sizeof(int),
                             cudaMemcpyHostToDevice), err);
     return KIT_OK;
 }
@@ -195,6 +216,25 @@ static void describe_run(char *out, size_t size, const kit_stage *stage, const k
 {
     snprintf(out, size, "stage %d (%s), n = %zu, %u threads, %s input, seed %llu", stage->number,
              stage->impl, ws->n, threads, kit_pattern_name(ws->pattern), (unsigned long long)ws->seed);
+}
+
+/* KIT_OK if the stage reduces the workspace's problem with a launcher of the right types. */
+static kit_status check_problem(const kit_stage *stage, const kit_workspace *ws, kit_error *err)
+{
+    if (!kit_problem_equal(stage->problem, ws->problem))
+        return kit_fail(err, KIT_BAD_ARGUMENT, "stage %d computes the %s, but the workspace was made for the %s",
+                        stage->number, kit_problem_name(stage->problem), kit_problem_name(ws->problem));
+    const kit_signature *sig = stage->signature;
+    if (!sig || !sig->in_type || !sig->out_type)
+        return KIT_OK; /* a table built without signatures (the grader's references) */
+    const char *in_type, *out_type;
+    kit_problem_ctypes(stage->problem, &in_type, &out_type);
+    if (strcmp(sig->in_type, in_type) != 0 || strcmp(sig->out_type, out_type) != 0)
+        return kit_fail(err, KIT_BAD_LAUNCHER, "stage %d computes the %s, so its launcher must be size_t "
+                        "launch(const %s *in, %s *out, size_t n, unsigned threads), but %s's takes const %s * "
+                        "and %s *", stage->number, kit_problem_name(stage->problem), in_type, out_type,
+                        stage->source, sig->in_type, sig->out_type);
+    return KIT_OK;
 }
 
 /* Launches one pass and checks what CUDA says about it; validates the returned count. */
@@ -300,23 +340,52 @@ static kit_status wrong_sum(const kit_stage *stage, const kit_workspace *ws, uns
  * before every checked pass and every timed run, so the two look alike to a stage. */
 static cudaError_t poison_partial(const kit_workspace *ws, int k)
 {
-    return cudaMemset(ws->device_partial[k] - KIT_PARTIAL_GUARD, 0xA5,
-                      (ws->capacity + 2 * (size_t)KIT_PARTIAL_GUARD) * sizeof(int));
+    return cudaMemset(ws->device_partial[k] - KIT_PARTIAL_GUARD, 0xA5, partial_span(ws) * sizeof(int));
 }
 
-kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads, int *got,
+/* Word c of partial result b, of count results a pass wrote: one after the other, or as planes. */
+static size_t result_word(const kit_workspace *ws, size_t b, size_t c, size_t count)
+{
+    return kit_out_planar(ws->problem) ? c * count + b : b * kit_out_words(ws->problem) + c;
+}
+
+/* Whether the final answer is right: the int sum's own explanations, or kit_judge() for the rest. */
+static kit_status judge_answer(const kit_stage *stage, kit_workspace *ws, unsigned threads, const kit_value *got,
+                               kit_error *err)
+{
+    if (is_int_sum(ws))
+        return got->w[0] == kit_expected_int(ws->expected) ? KIT_OK : wrong_sum(stage, ws, threads, got->w[0], err);
+    char why[700];
+    if (kit_judge(&ws->ref, ws->pattern, ws->host_input, got, why, sizeof why))
+        return KIT_OK;
+    char what[256];
+    describe_run(what, sizeof what, stage, ws, threads);
+#ifdef KIT_EMULATOR
+    char note[600]; /* a shuffle that read a lane outside its mask: undefined on a GPU, and here it mattered */
+    if (emu_undefined_shuffle_note(note, sizeof note) > 0)
+        return kit_fail(err, KIT_WRONG_RESULT, "%s: %s; %s", what, why, note);
+#endif
+    return kit_fail(err, KIT_WRONG_RESULT, "%s: %s", what, why);
+}
+
+kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads, kit_value *got,
                            kit_error *err)
 {
     kit_status status = kit_check_threads(stage, threads, err);
+    if (status == KIT_OK)
+        status = check_problem(stage, ws, err);
     if (status != KIT_OK)
         return status;
 #ifdef KIT_EMULATOR
     emu_undefined_shuffle_forget(); /* notes are about this run only */
 #endif
+    memset(got, 0, sizeof *got);
     char what[256];
     describe_run(what, sizeof what, stage, ws, threads);
-    size_t span = ws->capacity + 2 * KIT_PARTIAL_GUARD;
-    int *host = malloc((ws->n + KIT_INPUT_GUARD > span ? ws->n + KIT_INPUT_GUARD : span) * sizeof(int));
+    const size_t span = partial_span(ws), in_span = input_words(ws) + KIT_INPUT_GUARD;
+    const size_t words = kit_out_words(ws->problem);
+    const char *results = is_int_sum(ws) ? "partial sums" : "partial results";
+    int *host = malloc((in_span > span ? in_span : span) * sizeof(int));
     if (!host)
         return kit_fail(err, KIT_OUT_OF_MEMORY, "no host memory for checking");
 
@@ -340,32 +409,43 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
         if (status != KIT_OK)
             break;
         if (cudaMemcpy(host, out - KIT_PARTIAL_GUARD, span * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) {
-            status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot read the partial sums back", what);
+            status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot read the %s back", what, results);
             break;
         }
         const int *partial = host + KIT_PARTIAL_GUARD;
-        for (ptrdiff_t i = -KIT_PARTIAL_GUARD; i < (ptrdiff_t)(ws->capacity + KIT_PARTIAL_GUARD); i++) {
-            if ((i < 0 || i >= (ptrdiff_t)count) && partial[i] != KIT_POISON) {
-                status = kit_fail(err, KIT_OUT_OF_BOUNDS, "%s: pass %d wrote out[%td], but the launcher "
-                                  "said it wrote %zu partial sums (out[0..%zu)): is a block index or the "
-                                  "grid size off?", what, pass, i, count, count);
+        const ptrdiff_t written = (ptrdiff_t)(count * words);
+        for (ptrdiff_t i = -KIT_PARTIAL_GUARD; i < (ptrdiff_t)(partial_words(ws) + KIT_PARTIAL_GUARD); i++) {
+            if ((i < 0 || i >= written) && partial[i] != KIT_POISON) {
+                if (words == 1)
+                    status = kit_fail(err, KIT_OUT_OF_BOUNDS, "%s: pass %d wrote out[%td], but the launcher said it "
+                                      "wrote %zu %s (out[0..%zu)): is a block index or the grid size off?",
+                                      what, pass, i, count, results, count);
+                else
+                    status = kit_fail(err, KIT_OUT_OF_BOUNDS, "%s: pass %d wrote word %td of out, but the launcher "
+                                      "said it wrote %zu %s of %zu words each (words 0..%td)%s: is a block index or "
+                                      "the grid size off?", what, pass, i, count, results, words, written,
+                                      kit_out_planar(ws->problem) ? ", as planes of one word per result" : "");
                 break;
             }
         }
         if (status != KIT_OK)
             break;
         size_t unwritten = 0, first = 0;
-        for (size_t i = count; i-- > 0;)
-            if (partial[i] == KIT_POISON) {
+        for (size_t b = count; b-- > 0;) {
+            int poisoned = 0;
+            for (size_t c = 0; c < words; c++)
+                poisoned |= partial[result_word(ws, b, c, count)] == KIT_POISON;
+            if (poisoned) {
                 unwritten++;
-                first = i;
+                first = b;
             }
+        }
         if (unwritten == count && stage->passes == KIT_PASSES_ONE) {
             status = kit_fail(err, KIT_NO_RESULT, "stage %d wrote no result: fill in the TODO in %s (out[0] "
-                              "must hold the whole sum when the launcher's kernels end; %s). If it is filled in, no "
-                              "block found itself the last: is a count or word left over from an earlier launch (it "
-                              "must be back to 0 when a launch ends), or is the count read before the block's own "
-                              "add?", stage->number, stage->source, what);
+                              "must hold the whole result when the launcher's kernels end; %s). If it is filled in, "
+                              "no block found itself the last: is a count or word left over from an earlier launch (it "
+                              "must be back to its start when a launch ends), or is the count read before the block's "
+                              "own add?", stage->number, stage->source, what);
         } else if (unwritten == count) {
             char blocks[64];
             if (count == 1)
@@ -375,32 +455,42 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
             status = kit_fail(err, KIT_NO_RESULT, "stage %d wrote no result: fill in the TODO in %s (%s "
                               "out[blockIdx.x]; %s)", stage->number, stage->source, blocks, what);
         } else if (unwritten > 0) {
-            status = kit_fail(err, KIT_NO_RESULT, "%s: %zu of %zu blocks of pass %d wrote no partial sum "
-                              "(first: out[%zu]); does thread 0 of every block write out[blockIdx.x]?",
-                              what, unwritten, count, pass, first); /* count > unwritten >= 1: "blocks" */
+            status = kit_fail(err, KIT_NO_RESULT, "%s: %zu of %zu blocks of pass %d wrote no %s (first: "
+                              "out[%zu]%s); does thread 0 of every block write out[blockIdx.x]%s?",
+                              what, unwritten, count, pass, is_int_sum(ws) ? "partial sum" : "whole partial result",
+                              first, words > 1 ? ", some of its words still poison" : "",
+                              words > 1 ? ", every word of it" : ""); /* count > unwritten >= 1: "blocks" */
         }
         in = out;
         m = count;
         k ^= 1;
         pass++;
         if (m == 1) {
-            *got = partial[0];
+            memcpy(got->w, partial, words * sizeof(int));
             break;
         }
     }
     if (status == KIT_OK &&
-        cudaMemcpy(host, ws->device_input, (ws->n + KIT_INPUT_GUARD) * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
+        cudaMemcpy(host, ws->device_input, in_span * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
         status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot read the input back", what);
-    for (size_t i = 0; status == KIT_OK && i < ws->n + KIT_INPUT_GUARD; i++) {
-        int want = i < ws->n ? ws->host_input[i] : KIT_INPUT_GUARD_VALUE;
-        if (host[i] != want)
-            status = kit_fail(err, KIT_INPUT_CHANGED, "%s: the input changed at in[%zu] (was %d, now %d)%s",
-                              what, i, want, host[i], i < ws->n ? ": a kernel must only read its input"
-                              : ": it wrote past the end of the input");
+    const size_t in_words = kit_in_words(ws->problem);
+    const int guard = kit_guard_word(ws->problem);
+    for (size_t i = 0; status == KIT_OK && i < in_span; i++) {
+        int want = i < input_words(ws) ? ws->host_input[i] : guard;
+        if (host[i] != want) {
+            char where[64];
+            if (in_words == 1)
+                snprintf(where, sizeof where, "in[%zu]", i);
+            else
+                snprintf(where, sizeof where, "word %zu of the input", i);
+            status = kit_fail(err, KIT_INPUT_CHANGED, "%s: the input changed at %s (was %d, now %d)%s", what, where,
+                              want, host[i], i < input_words(ws) ? ": a kernel must only read its input"
+                                                                  : ": it wrote past the end of the input");
+        }
     }
     free(host);
-    if (status == KIT_OK && *got != kit_expected_int(ws->expected))
-        status = wrong_sum(stage, ws, threads, *got, err);
+    if (status == KIT_OK)
+        status = judge_answer(stage, ws, threads, got, err);
     return status;
 }
 
@@ -419,10 +509,11 @@ static uint64_t splitmix64(uint64_t *state)
  * were changed, each with the value it had before (undone in reverse, so an element changed
  * twice gets its first value back). */
 typedef struct input_changes {
-    size_t at[KIT_VARIED_ELEMENTS];
+    size_t at[KIT_VARIED_ELEMENTS];     /* words of the input (elements, for the int sum) */
     int before[KIT_VARIED_ELEMENTS];
     int count;
 } input_changes;
+_Static_assert(KIT_VARIED_ELEMENTS >= KIT_MAX_WORDS, "kit_vary_problem changes up to KIT_MAX_WORDS words");
 
 /* The values a changed element may take: the pattern's own range, or for the patterns that
  * have one value (ones, zeros) a small range around it. At most 15 in magnitude, like the
@@ -438,18 +529,23 @@ static void varied_range(kit_pattern pattern, int *lo, int *hi)
     *lo = -8, *hi = 8;
 }
 
-/* Writes one input element on the GPU (a 4-byte copy) and keeps host_input and expected equal. */
+/* Writes one input word on the GPU (a 4-byte copy) and keeps host_input and, for the int sum,
+ * expected equal to it (the other problems' references are set by their caller). */
 static kit_status set_input(kit_workspace *ws, size_t at, int value, kit_error *err)
 {
     cudaError_t code = cudaMemcpy(ws->device_input + at, &value, sizeof value, cudaMemcpyHostToDevice);
     if (code != cudaSuccess)
         return kit_cuda_failure(err, code, "cudaMemcpy of one input element", __FILE__, __LINE__);
-    ws->expected += (int64_t)value - (int64_t)ws->host_input[at];
+    if (is_int_sum(ws)) {
+        ws->expected += (int64_t)value - (int64_t)ws->host_input[at];
+        ws->ref.int_sum = ws->expected;
+        ws->ref.answer.w[0] = kit_expected_int(ws->expected);
+    }
     ws->host_input[at] = value;
     return KIT_OK;
 }
 
-/* Writes the changed elements' earlier values back. */
+/* Writes the changed words' earlier values back. */
 static kit_status undo_changes(kit_workspace *ws, input_changes *changes, kit_error *err)
 {
     while (changes->count > 0) {
@@ -458,6 +554,27 @@ static kit_status undo_changes(kit_workspace *ws, input_changes *changes, kit_er
         if (status != KIT_OK)
             return status;
         changes->count = last;
+    }
+    if (!is_int_sum(ws))
+        ws->ref = ws->filled; /* the input as filled again */
+    return KIT_OK;
+}
+
+/* The other problems' changes (kit_vary_problem()): a new extreme, or for floats a value far
+ * beyond the error bound, so that no earlier answer is right for this run's input. */
+static kit_status change_problem_input(kit_workspace *ws, input_changes *changes, kit_error *err)
+{
+    size_t at[KIT_MAX_WORDS];
+    int32_t before[KIT_MAX_WORDS];
+    int count = kit_vary_problem(&ws->ref, &ws->filled, ws->host_input, ws->seed, ++ws->varied_runs, at, before);
+    for (int c = 0; c < count; c++) {
+        changes->at[changes->count] = at[c];
+        changes->before[changes->count] = before[c];
+        changes->count++;
+        cudaError_t code = cudaMemcpy(ws->device_input + at[c], &ws->host_input[at[c]], sizeof(int),
+                                      cudaMemcpyHostToDevice);
+        if (code != cudaSuccess)
+            return kit_cuda_failure(err, code, "cudaMemcpy of one input element", __FILE__, __LINE__);
     }
     return KIT_OK;
 }
@@ -525,7 +642,7 @@ static kit_status prepare_run(timed_job *job, input_changes *changes, kit_error 
     if (job->vary) {
         status = undo_changes(ws, changes, err);
         if (status == KIT_OK)
-            status = change_input(ws, changes, err);
+            status = is_int_sum(ws) ? change_input(ws, changes, err) : change_problem_input(ws, changes, err);
     }
     for (int k = 0; status == KIT_OK && k < 2; k++) {
         cudaError_t code = poison_partial(ws, k);
@@ -533,13 +650,34 @@ static kit_status prepare_run(timed_job *job, input_changes *changes, kit_error 
             status = kit_cuda_failure(err, code, "cudaMemset (poisoning the partial sums)", __FILE__, __LINE__);
     }
     if (status == KIT_OK && job->poison_input) {
-        cudaError_t code = cudaMemset(ws->device_input, 0xA5, ws->n * sizeof(int));
+        cudaError_t code = cudaMemset(ws->device_input, 0xA5, input_words(ws) * sizeof(int));
         if (code != cudaSuccess)
             status = kit_cuda_failure(err, code, "cudaMemset (poisoning the input)", __FILE__, __LINE__);
     }
     if (status == KIT_OK)
         status = kit_sync(ws->timeout_s, err);
     return status;
+}
+
+/* After a run of another problem than the int sum: its answer against this run's reference. */
+static kit_status check_problem_run(const timed_job *job, const char *run, const kit_reference *previous,
+                                    kit_error *err)
+{
+    const kit_workspace *ws = job->ws;
+    kit_value got;
+    memset(&got, 0, sizeof got);
+    KIT_CUDA_TRY(cudaMemcpy(got.w, job->result, kit_out_words(ws->problem) * sizeof(int), cudaMemcpyDeviceToHost),
+                 err);
+    char why[700], unused[700];
+    if (kit_judge(&ws->ref, ws->pattern, NULL, &got, why, sizeof why))
+        return KIT_OK;
+    const char *seen = "";
+    if (kit_judge(&ws->filled, ws->pattern, NULL, &got, unused, sizeof unused))
+        seen = " (the answer for an earlier input: the one before timing changed it)";
+    else if (kit_judge(previous, ws->pattern, NULL, &got, unused, sizeof unused))
+        seen = " (the answer for an earlier input: the previous run's)";
+    return kit_fail(err, KIT_WRONG_RESULT, "%s, %s while timing: %s%s: the input changes between timed runs%s%s",
+                    job->what, run, why, seen, job->hint[0] ? "; " : "", job->hint);
 }
 
 /* After a run: its single value against the exact sum of the input it was given. */
@@ -597,6 +735,7 @@ static kit_status time_job(timed_job *job, int warmup, int reps, double *samples
         else
             snprintf(run, sizeof run, "warm-up run %d of %d", i + 1, warmup);
         const int64_t previous_sum = ws->last_run_sum;
+        const kit_reference previous = ws->ref;
         status = prepare_run(job, &changes, err);
         if (status != KIT_OK) {
             status = while_timing(job, run, status, err);
@@ -625,10 +764,11 @@ static kit_status time_job(timed_job *job, int warmup, int reps, double *samples
             break;
         }
         if (job->vary)
-            status = check_run(job, run, previous_sum, filled_sum, err);
+            status = is_int_sum(ws) ? check_run(job, run, previous_sum, filled_sum, err)
+                                    : check_problem_run(job, run, &previous, err);
         if (status == KIT_OK && timed) {
             ms[i - warmup] = elapsed;
-            const double mb = 4.0 * (double)ws->n / 1e6; /* what a reduction reads */
+            const double mb = 4.0 * (double)input_words(ws) / 1e6; /* what a reduction reads */
             if (job->floor && ws->min_rep_ms > 0 && elapsed < ws->min_rep_ms)
                 status = kit_fail(err, KIT_TOO_FAST, "%s: %s took %.4f ms, but reading %.*f MB at the copy "
                                   "bandwidth measured in this run allows no less than %.4f ms: the kernel "
@@ -691,6 +831,8 @@ kit_status kit_time_stage_samples(const kit_stage *stage, kit_workspace *ws, uns
                                   int reps, double *samples_ms, kit_timing *timing, kit_error *err)
 {
     kit_status status = kit_check_threads(stage, threads, err);
+    if (status == KIT_OK)
+        status = check_problem(stage, ws, err);
     if (status != KIT_OK)
         return status;
     timed_job job;
@@ -716,7 +858,8 @@ static kit_status run_cub(timed_job *job, kit_error *err)
 {
     kit_workspace *ws = job->ws;
     size_t bytes = ws->cub_temp_bytes;
-    KIT_CUDA_TRY(kit_cub_sum(ws->cub_temp, &bytes, ws->device_input, ws->device_partial[0], ws->n), err);
+    KIT_CUDA_TRY(kit_cub_reduce(ws->problem.type, ws->problem.op, ws->cub_temp, &bytes, ws->device_input,
+                                ws->device_partial[0], ws->n), err);
     job->result = ws->device_partial[0];
     return KIT_OK;
 }
@@ -724,13 +867,14 @@ static kit_status run_cub(timed_job *job, kit_error *err)
 kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err)
 {
     if (!ws->cub_temp) {
-        KIT_CUDA_TRY(kit_cub_sum(NULL, &ws->cub_temp_bytes, ws->device_input, ws->device_partial[0], ws->n), err);
+        KIT_CUDA_TRY(kit_cub_reduce(ws->problem.type, ws->problem.op, NULL, &ws->cub_temp_bytes, ws->device_input,
+                                    ws->device_partial[0], ws->n), err);
         KIT_CUDA_TRY(cudaMalloc(&ws->cub_temp, ws->cub_temp_bytes ? ws->cub_temp_bytes : 1), err);
     }
     timed_job job;
     memset(&job, 0, sizeof job);
     job.ws = ws;
-    snprintf(job.what, sizeof job.what, "cub::DeviceReduce::Sum, n = %zu, %s input, seed %llu", ws->n,
+    snprintf(job.what, sizeof job.what, "CUB's %s, n = %zu, %s input, seed %llu", kit_problem_name(ws->problem), ws->n,
              kit_pattern_name(ws->pattern), (unsigned long long)ws->seed);
     job.vary = 1;
     job.floor = 1;
@@ -741,7 +885,7 @@ kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *tim
 
 static kit_status run_copy(timed_job *job, kit_error *err)
 {
-    KIT_CUDA_TRY(cudaMemcpyAsync(job->copy_dst, job->ws->device_input, job->ws->n * sizeof(int),
+    KIT_CUDA_TRY(cudaMemcpyAsync(job->copy_dst, job->ws->device_input, input_words(job->ws) * sizeof(int),
                                  cudaMemcpyDeviceToDevice, KIT_LEGACY_STREAM), err);
     return KIT_OK;
 }
@@ -754,7 +898,7 @@ kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *ti
     snprintf(job.what, sizeof job.what, "device-to-device copy, n = %zu", ws->n);
     job.hint = "";
     job.work = run_copy;
-    KIT_CUDA_TRY(cudaMalloc((void **)&job.copy_dst, ws->n * sizeof(int)), err);
+    KIT_CUDA_TRY(cudaMalloc((void **)&job.copy_dst, input_words(ws) * sizeof(int)), err);
     kit_status status = time_job(&job, warmup, reps, NULL, timing, err);
     if (status != KIT_TIMEOUT) /* freeing would wait for the hung work */
         cudaFree(job.copy_dst);
@@ -765,7 +909,7 @@ kit_status kit_time_copy(kit_workspace *ws, int warmup, int reps, kit_timing *ti
 
 static kit_status run_h2d(timed_job *job, kit_error *err)
 {
-    KIT_CUDA_TRY(cudaMemcpyAsync(job->ws->device_input, job->copy_src, job->ws->n * sizeof(int),
+    KIT_CUDA_TRY(cudaMemcpyAsync(job->ws->device_input, job->copy_src, input_words(job->ws) * sizeof(int),
                                  cudaMemcpyHostToDevice, KIT_LEGACY_STREAM), err);
     return KIT_OK;
 }
@@ -774,8 +918,8 @@ static kit_status run_h2d(timed_job *job, kit_error *err)
 static kit_status pinned_input(const kit_workspace *ws, int **pinned, kit_error *err)
 {
     *pinned = NULL;
-    KIT_CUDA_TRY(cudaMallocHost((void **)pinned, ws->n * sizeof(int)), err);
-    memcpy(*pinned, ws->host_input, ws->n * sizeof(int));
+    KIT_CUDA_TRY(cudaMallocHost((void **)pinned, input_words(ws) * sizeof(int)), err);
+    memcpy(*pinned, ws->host_input, input_words(ws) * sizeof(int));
     return KIT_OK;
 }
 
@@ -813,6 +957,8 @@ kit_status kit_time_stage_after_copy(const kit_stage *stage, kit_workspace *ws, 
                                      int reps, kit_timing *timing, kit_error *err)
 {
     kit_status status = kit_check_threads(stage, threads, err);
+    if (status == KIT_OK)
+        status = check_problem(stage, ws, err);
     if (status != KIT_OK)
         return status;
     int *pinned = NULL;
@@ -839,7 +985,7 @@ kit_status kit_time_stage_after_copy(const kit_stage *stage, kit_workspace *ws, 
     ws->host_input = own;
     if (status != KIT_OK && status != KIT_TIMEOUT && status != KIT_CUDA_ERROR) {
         /* A run that failed before its copy left poison in device_input: the input as filled again. */
-        cudaError_t code = cudaMemcpy(ws->device_input, own, ws->n * sizeof(int), cudaMemcpyHostToDevice);
+        cudaError_t code = cudaMemcpy(ws->device_input, own, input_words(ws) * sizeof(int), cudaMemcpyHostToDevice);
         if (code != cudaSuccess) {
             char cause[sizeof err->message];
             snprintf(cause, sizeof cause, "%s", err->message);
@@ -848,8 +994,10 @@ kit_status kit_time_stage_after_copy(const kit_stage *stage, kit_workspace *ws, 
             status = kit_fail(err, KIT_CUDA_ERROR, "%s; after that: %s", cause, copy_err.message);
         }
     }
-    if (status != KIT_OK) /* the changes may not all have been written back: the sum of the input as filled */
-        ws->expected = kit_reference_sum(own, ws->n);
+    if (status != KIT_OK) { /* the changes may not all have been written back: the answer for the input as filled */
+        kit_reference_compute(ws->problem, own, ws->n, &ws->ref);
+        ws->expected = ws->ref.int_sum;
+    }
     if (status != KIT_TIMEOUT) /* freeing would wait for the hung work */
         cudaFreeHost(pinned);
     return status;
@@ -902,7 +1050,7 @@ kit_status kit_profile_stage(const kit_stage *stage, kit_workspace *ws, unsigned
     (void)stage, (void)ws, (void)threads;
     return kit_fail(err, KIT_BAD_ARGUMENT, "the CPU emulator has no hardware counters to profile");
 #else
-    int got = 0;
+    kit_value got;
     kit_status status = kit_run_checked(stage, ws, threads, &got, err); /* warm, and right */
     if (status != KIT_OK)
         return status;
@@ -943,7 +1091,7 @@ kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsig
         return kit_fail(err, KIT_BAD_ARGUMENT, "this emulator build (ThreadSanitizer's) does not count; "
                         "reduce_ladder_emu does");
     emu_counters_reset();
-    int got = 0;
+    kit_value got;
     kit_status status = kit_run_checked(stage, ws, threads, &got, err);
     emu_launch_counters first;
     if (status != KIT_OK)

@@ -53,6 +53,60 @@ kit_status kit_fail(kit_error *err, kit_status status, const char *format, ...)
 #endif
     ;
 
+/* ---------------------------------------------------------------- what is reduced */
+
+/** What a stage reduces (the type column of common/stages.def). Every type is made of 4-byte
+ *  words, which is all the harness needs to poison, guard and compare. */
+typedef enum kit_type {
+    KIT_INT = 0,     /**< int32 */
+    KIT_FLOAT = 1,   /**< IEEE-754 binary32 */
+    KIT_MAT3 = 2,    /**< a 3x3 int matrix, its 9 ints one after the other (kit_mat3; an array of structures) */
+    KIT_MAT3_SOA = 3 /**< the same matrices stored as 9 planes: component c of matrix i at in[c * n + i] */
+} kit_type;
+
+/** With what a stage reduces (the op column of common/stages.def). */
+typedef enum kit_op {
+    KIT_SUM = 0,   /**< + (floats: within the error bound of kit_float_bound(), and reproducible) */
+    KIT_MIN = 1,   /**< the smallest value; for matrices, of each of the 9 components */
+    KIT_MAX = 2,   /**< the largest value */
+    KIT_ARGMIN = 3 /**< the smallest value and the first (smallest) index that holds it: a kit_argmin */
+} kit_op;
+
+/** The most 4-byte words one element or one result has (a kit_mat3). */
+#define KIT_MAX_WORDS 9
+
+/** One element or one result, as words: an int, a float's bits, a kit_argmin or a kit_mat3. */
+typedef struct kit_value {
+    int32_t w[KIT_MAX_WORDS]; /**< the words; only the problem's kit_out_words() of them count */
+} kit_value;
+
+/** A type and an operator: one row of the table in common/problems.c. */
+typedef struct kit_problem {
+    kit_type type; /**< what is reduced */
+    kit_op op;     /**< with what */
+} kit_problem;
+
+/** The int sum of stages 1 to 8. */
+#define KIT_INT_SUM ((kit_problem){KIT_INT, KIT_SUM})
+
+/** "int", "float", "3x3 int matrix", "3x3 int matrix (9 planes)". */
+const char *kit_type_name(kit_type type);
+/** "sum", "min", "max", "argmin". */
+const char *kit_op_name(kit_op op);
+/** "int sum", "float sum", "element-wise min of 3x3 int matrices (9 planes)", ... */
+const char *kit_problem_name(kit_problem problem);
+/** Whether the kit can reduce this pair (KIT_OK), else KIT_BAD_ARGUMENT saying which pairs it can. */
+kit_status kit_problem_check(kit_problem problem, kit_error *err);
+/** Whether two problems are the same pair. */
+int kit_problem_equal(kit_problem a, kit_problem b);
+/** 4-byte words per input element (1, or 9 for matrices). */
+size_t kit_in_words(kit_problem problem);
+/** 4-byte words per result and per partial result (2 for argmin, 9 for matrices, else 1). */
+size_t kit_out_words(kit_problem problem);
+/** Whether a pass's partial results are stored as planes (KIT_MAT3_SOA): component c of result
+ *  b at out[c * count + b], for the count of results the pass returns. */
+int kit_out_planar(kit_problem problem);
+
 /* ---------------------------------------------------------------- stages */
 
 /** How a stage's launcher finishes the reduction (the last column of common/stages.def). */
@@ -62,7 +116,7 @@ typedef enum kit_passes {
 } kit_passes;
 
 /** Number of stages in common/stages.def (one `+ 1` per row). */
-#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes) +1
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline) +1
 enum { KIT_STAGE_COUNT = 0
 #include "stages.def"
 };
@@ -77,7 +131,11 @@ typedef struct kit_stage {
     unsigned min_threads;     /**< smallest supported block size (power of two) */
     unsigned max_threads;     /**< largest supported block size (power of two) */
     kit_passes passes;        /**< whether the launcher is called once or until one value is left */
-    const kit_pass_fn *pass;  /**< the stage's launcher */
+    kit_problem problem;      /**< what it reduces, with what (the type and op columns) */
+    int baseline;             /**< the stage whose reference its speed is measured against */
+    const kit_pass_fn *pass;  /**< the stage's launcher (type-erased: see KIT_REGISTER_STAGE) */
+    const kit_signature *signature; /**< the element types the launcher was written for (NULL in a
+                                         table entry for a stage not in this edition) */
     const char *impl;         /**< "labs" or "solutions" */
     const char *source;       /**< path of the stage's .cu file, for messages */
 } kit_stage;
@@ -128,6 +186,97 @@ int64_t kit_reference_sum(const int *values, size_t n);
  */
 int kit_expected_int(int64_t exact_sum);
 
+/* ---------------------------------------------------------------- inputs and references of every problem (problems.c) */
+
+/** The largest n for \p problem: KIT_MAX_N words of input (2^30 ints, 2^30 / 9 matrices). */
+size_t kit_max_n(kit_problem problem);
+
+/** The C types a launcher for \p problem takes ("int", "float", "kit_argmin", "kit_mat3"):
+ *  what kit_signature must say. */
+void kit_problem_ctypes(kit_problem problem, const char **in_type, const char **out_type);
+
+/** The word the guard after the input holds for \p problem: 2^20 (sum, max; float 2^20f) or
+ *  -2^20 (min, argmin, matrices), a value that wins or shows when a stage reads past n. */
+int32_t kit_guard_word(kit_problem problem);
+
+/**
+ * Fills \p words (n elements, kit_in_words() each) with \p pattern for \p problem; the same seed
+ * always gives the same input. The int sum's patterns are kit_fill_input()'s. The others:
+ *   - min, argmin and matrices: random = ints in [-8, 8] (ties everywhere); positional = 1..15
+ *     from a hash of the index (all positive: a minimum that starts from 0 shows); ones = all
+ *     1 (every element ties: an argmin must say index 0); last-only = 7s and a single 1 in the
+ *     very last element (matrices: in each component of the last matrix);
+ *   - max: the same values negated;
+ *   - float sum: random = [0, 1) with 24 random bits; positional = 1, 2, ..., 10000, 1, 2, ...
+ *     (the course's example at n = 10000); ones = 2^24 then ones (a running float sum loses every
+ *     one); last-only = zeros and 7.0 in the very last element.
+ * KIT_MAT3 and KIT_MAT3_SOA hold the same matrices, one laid out as structures, one as planes.
+ */
+void kit_fill_problem(kit_problem problem, int32_t *words, size_t n, kit_pattern pattern, uint64_t seed);
+
+/** Digits of kit_exact_sum. */
+#define KIT_EXACT_DIGITS 11
+
+/** An exact sum of floats: a long accumulator, fixed point from 2^-149 up, in 32-bit digits. */
+typedef struct kit_exact_sum {
+    int64_t digit[KIT_EXACT_DIGITS]; /**< digit d weighs 2^(32 d - 149); may hold carries not yet moved up */
+} kit_exact_sum;
+
+/** The exact sum, rounded to the nearest float (ties to even): what a perfect float sum returns. */
+float kit_exact_to_float(const kit_exact_sum *sum);
+/** The exact sum as a double (relative error below 2^-52): for error tables. */
+double kit_exact_to_double(const kit_exact_sum *sum);
+
+/**
+ * Roundings per value a float stage may add to: ceil(log2 n) + KIT_FLOAT_RUN. A tree over n
+ * values rounds each value's partial sums ceil(log2 n) times; the lab lets each thread first add
+ * up to KIT_FLOAT_RUN values in a row (a grid-stride loop). A running sum over all n values, or
+ * one float atomicAdd after another, is far outside it.
+ */
+#define KIT_FLOAT_RUN 512
+
+/**
+ * The error bound of a float sum computed in the order stage 9 asks for: gamma_h * sum |x_i|,
+ * gamma_h = h u / (1 - h u), u = 2^-24, h = ceil(log2 n) + KIT_FLOAT_RUN (Higham, Accuracy and
+ * Stability of Numerical Algorithms, section 4.2: the bound for any order whose additions nest
+ * at most h deep).
+ */
+double kit_float_bound(size_t n, double abs_sum);
+
+/** What an input's right answer is, and what judging an answer needs. */
+typedef struct kit_reference {
+    kit_problem problem;     /**< what was reduced */
+    size_t n;                /**< elements */
+    int64_t int_sum;         /**< int sum: the exact sum */
+    kit_exact_sum float_sum; /**< float sum: the exact sum */
+    double abs_sum;          /**< float sum: sum of |x_i|, which scales the error bound */
+    kit_value answer;        /**< the exact answer (float sum: rounded to the nearest float) */
+} kit_reference;
+
+/** The reference of \p n elements in \p words. */
+void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, kit_reference *ref);
+
+/**
+ * Whether \p got is a right answer for \p ref (1), else 0 and one sentence in \p why ("expected
+ * ..., got ...: " and the likely cause, from \p pattern and, when given, the \p input). Exact
+ * for everything but the float sum, which must be within kit_float_bound() of the exact sum.
+ */
+int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *input, const kit_value *got, char *why,
+              size_t size);
+
+/** Writes \p value as the problem shows it: "12", "0.5", "-8 at index 3", "[1 2 3; 4 5 6; 7 8 9]". */
+void kit_format_value(kit_problem problem, const kit_value *value, char *out, size_t size);
+
+/**
+ * Changes a few words of \p words (the input as filled, whose reference is \p filled) for timed run
+ * number \p run, and updates \p ref (a copy of \p filled) to match; returns how many words it
+ * changed, their positions in \p at and old values in \p before (at most KIT_MAX_WORDS). Every run's
+ * answer differs from the filled input's and the previous run's. 0 for the int sum (harness.c
+ * varies it).
+ */
+int kit_vary_problem(kit_reference *ref, const kit_reference *filled, int32_t *words, uint64_t seed, uint64_t run,
+                     size_t at[], int32_t before[]);
+
 /* ---------------------------------------------------------------- the GPU */
 
 /** The device the harness runs on. */
@@ -147,8 +296,10 @@ typedef struct kit_gpu {
 /** Opens device 0 and describes it; KIT_NO_GPU with a clear message if there is none. */
 kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err);
 
-/** Device memory a workspace for \p n ints needs, in bytes. */
+/** Device memory a workspace for \p n ints (the int sum) needs, in bytes. */
 size_t kit_workspace_bytes(size_t n);
+/** Device memory a workspace for \p n elements of \p problem needs, in bytes. */
+size_t kit_workspace_bytes_problem(kit_problem problem, size_t n);
 
 /* ---------------------------------------------------------------- runs */
 
@@ -158,10 +309,13 @@ size_t kit_workspace_bytes(size_t n);
  * (each between two poisoned guards, so a write outside them shows).
  */
 typedef struct kit_workspace {
-    size_t n;             /**< number of input ints */
-    size_t capacity;      /**< partial sums each partial buffer holds */
-    int *host_input;      /**< the input as it is on the GPU now (always equal to device_input) */
-    int64_t expected;     /**< exact sum of host_input */
+    kit_problem problem;  /**< what its stages reduce (the int sum unless kit_workspace_init_problem() said otherwise) */
+    size_t n;             /**< number of input elements (kit_in_words() words each) */
+    size_t capacity;      /**< partial results each partial buffer holds (kit_out_words() words each) */
+    int *host_input;      /**< the input's words as they are on the GPU now (always equal to device_input) */
+    int64_t expected;     /**< int sum: exact sum of host_input */
+    kit_reference ref;    /**< the answer for host_input as it is now (every problem) */
+    kit_reference filled; /**< the answer for the input as kit_workspace_fill() made it */
     kit_pattern pattern;  /**< the input pattern last filled in */
     uint64_t seed;        /**< the seed it was filled with */
     double timeout_s;     /**< how long one run may take before it counts as hung */
@@ -169,8 +323,8 @@ typedef struct kit_workspace {
                                with KIT_TOO_FAST; 0 (the default) = no floor. See kit_read_floor_ms() */
     uint64_t varied_runs; /**< timed runs whose input was varied so far: the variation generator's counter */
     int64_t last_run_sum; /**< exact sum of the input the latest timed run saw (the next one's differs) */
-    int *device_input;    /**< n ints followed by KIT_INPUT_GUARD ints of KIT_INPUT_GUARD_VALUE */
-    int *device_partial[2]; /**< the two partial-sum buffers, used in turn by the passes */
+    int *device_input;    /**< n elements' words followed by KIT_INPUT_GUARD words of kit_guard_word() */
+    int *device_partial[2]; /**< the two partial-result buffers (capacity x kit_out_words() words), used in turn */
     void *cub_temp;       /**< scratch space for the CUB baseline (allocated on first use) */
     size_t cub_temp_bytes; /**< size of cub_temp */
 } kit_workspace;
@@ -186,21 +340,25 @@ typedef struct kit_workspace {
 /** Input elements a timed run changes before each repetition (see kit_time_stage()). */
 #define KIT_VARIED_ELEMENTS 16
 
-/** Allocates a workspace for \p n ints (1 <= n <= KIT_MAX_N). */
+/** Allocates a workspace for \p n ints to sum (1 <= n <= KIT_MAX_N). */
 kit_status kit_workspace_init(kit_workspace *ws, size_t n, kit_error *err);
-/** Generates the input, copies it to the GPU and computes its exact sum. */
+/** Allocates a workspace for \p n elements of \p problem (1 <= n <= kit_max_n()); a stage runs
+ *  only on a workspace of its own problem (else KIT_BAD_ARGUMENT). */
+kit_status kit_workspace_init_problem(kit_workspace *ws, kit_problem problem, size_t n, kit_error *err);
+/** Generates the input (kit_fill_problem()), copies it to the GPU and computes its reference. */
 kit_status kit_workspace_fill(kit_workspace *ws, kit_pattern pattern, uint64_t seed, kit_error *err);
 /** Frees everything the workspace holds (safe on a zeroed or half-built workspace). */
 void kit_workspace_free(kit_workspace *ws);
 
 /**
- * Runs \p stage once with every check the kit has: partial buffers poisoned before each
- * pass (both of them before the first, as in a timed run), every partial sum written,
- * nothing written outside them, the input unchanged, and the final value equal to the exact
- * sum. \p got receives the stage's answer when it has one.
+ * Runs \p stage once with every check the kit has: the launcher's element types those of its
+ * problem, partial buffers poisoned before each pass (both of them before the first, as in a
+ * timed run), every partial result written, nothing written outside them, the input unchanged,
+ * and the final value right (kit_judge(): exact, or for floats within the error bound). \p got
+ * receives the stage's answer when it has one (an int sum's in got->w[0]).
  */
 kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned threads,
-                           int *got, kit_error *err);
+                           kit_value *got, kit_error *err);
 
 /** Robust summary of repeated timings. */
 typedef struct kit_timing {
@@ -252,8 +410,9 @@ kit_status kit_time_stage_samples(const kit_stage *stage, kit_workspace *ws, uns
                                   kit_error *err);
 
 /**
- * Times cub::DeviceReduce::Sum on the workspace's input, under the same conditions as
- * kit_time_stage() (input varied and partial buffers poisoned before each run, each run's
+ * Times CUB's reduction of the workspace's problem (cub::DeviceReduce::Sum, Min, Max, ArgMin;
+ * Reduce with an element-wise min for matrices; a segmented Min per plane for matrices as
+ * planes) on its input, under the same conditions as kit_time_stage() (input varied and partial buffers poisoned before each run, each run's
  * answer checked, the kit_workspace::min_rep_ms floor), so the ladder compares like with like.
  */
 kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);

@@ -158,7 +158,7 @@ static const struct {
     int number;
     const char *dir, *name;
 } kit_stages[] = {
-#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes) {number, #dir, #name},
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline) {number, #dir, #name},
 #include "stages.def"
 #undef KIT_STAGE
 };

@@ -57,8 +57,9 @@ extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
 extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_STAGE1_NAME);
 
 /* Every stage's row of common/stages.def; the launchers are filled in for stages 1 and K. */
-#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes) \
-    {number, #dir, #name, title, min_threads, max_threads, passes, NULL, "solutions", "solutions/" #dir "/" #name ".cu"},
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline)            \
+    {number, #dir, #name, title, min_threads, max_threads, passes, {type, op}, baseline, NULL, NULL, "solutions", \
+     "solutions/" #dir "/" #name ".cu"},
 static kit_stage references[KIT_STAGE_COUNT] = {
 #include "stages.def"
 };
