@@ -864,13 +864,40 @@ static kit_status run_cub(timed_job *job, kit_error *err)
     return KIT_OK;
 }
 
-kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err)
+/* CUB's scratch space, allocated on first use. */
+static kit_status cub_scratch(kit_workspace *ws, kit_error *err)
 {
     if (!ws->cub_temp) {
         KIT_CUDA_TRY(kit_cub_reduce(ws->problem.type, ws->problem.op, NULL, &ws->cub_temp_bytes, ws->device_input,
                                     ws->device_partial[0], ws->n), err);
         KIT_CUDA_TRY(cudaMalloc(&ws->cub_temp, ws->cub_temp_bytes ? ws->cub_temp_bytes : 1), err);
     }
+    return KIT_OK;
+}
+
+kit_status kit_run_cub(kit_workspace *ws, kit_value *got, kit_error *err)
+{
+    memset(got, 0, sizeof *got);
+    kit_status status = cub_scratch(ws, err);
+    if (status != KIT_OK)
+        return status;
+    size_t bytes = ws->cub_temp_bytes;
+    KIT_CUDA_TRY(poison_partial(ws, 0), err);
+    KIT_CUDA_TRY(kit_cub_reduce(ws->problem.type, ws->problem.op, ws->cub_temp, &bytes, ws->device_input,
+                                ws->device_partial[0], ws->n), err);
+    status = kit_sync(ws->timeout_s, err);
+    if (status != KIT_OK)
+        return status;
+    KIT_CUDA_TRY(cudaMemcpy(got->w, ws->device_partial[0], kit_out_words(ws->problem) * sizeof(int),
+                            cudaMemcpyDeviceToHost), err);
+    return KIT_OK;
+}
+
+kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err)
+{
+    kit_status status = cub_scratch(ws, err);
+    if (status != KIT_OK)
+        return status;
     timed_job job;
     memset(&job, 0, sizeof job);
     job.ws = ws;

@@ -418,6 +418,13 @@ kit_status kit_time_stage_samples(const kit_stage *stage, kit_workspace *ws, uns
 kit_status kit_time_cub(kit_workspace *ws, int warmup, int reps, kit_timing *timing, kit_error *err);
 
 /**
+ * Runs CUB's reduction of the workspace's problem once on its input as it is (not varied),
+ * and reads the result back into \p got (kit_out_words() words), without judging it: for
+ * `reduce_ladder --accuracy`, which measures how far CUB's float sum is from the exact one.
+ */
+kit_status kit_run_cub(kit_workspace *ws, kit_value *got, kit_error *err);
+
+/**
  * Times a device-to-device copy of the input: the bandwidth ceiling. The partial buffers are
  * poisoned before each run, as for the stages (the same state of the L2 cache); the input is
  * not varied and no floor applies.

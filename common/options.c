@@ -1,49 +1,154 @@
 /**
  * \file options.c
- * \brief Parsing and range-checking of the ladder's command line.
+ * \brief Parsing and range-checking of the ladder's command line, and how the ladder groups
+ *        the stages of common/stages.def into sections (one per problem).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
 
+/* ---------------------------------------------------------------- the stages, as the ladder groups them */
+
+/* The columns of common/stages.def the ladder's sections need. */
+typedef struct stage_row {
+    int number;
+    kit_problem problem;
+    int baseline;
+} stage_row;
+
+#define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline) \
+    {number, {type, op}, baseline},
+static const stage_row stage_rows[] = {
+#include "stages.def"
+};
+#undef KIT_STAGE
+
+static const stage_row *stage_row_of(int number)
+{
+    for (int i = 0; i < KIT_STAGE_COUNT; i++)
+        if (stage_rows[i].number == number)
+            return &stage_rows[i];
+    return NULL;
+}
+
+/* The same elements, whatever their layout: 3x3 matrices as structures and as 9 planes are one
+ * set of data (kit_fill_problem() gives both the same matrices), so their stages share a section. */
+static int same_data(kit_problem a, kit_problem b)
+{
+    const kit_type ta = a.type == KIT_MAT3_SOA ? KIT_MAT3 : a.type, tb = b.type == KIT_MAT3_SOA ? KIT_MAT3 : b.type;
+    return ta == tb && a.op == b.op;
+}
+
+int kit_ladder_section(int stage)
+{
+    const stage_row *row = stage_row_of(stage);
+    if (!row)
+        return 0;
+    for (int i = 0; i < KIT_STAGE_COUNT; i++) /* the first stage on the same data gives the section's baseline */
+        if (same_data(stage_rows[i].problem, row->problem))
+            return stage_rows[i].baseline;
+    return row->baseline;
+}
+
+kit_problem kit_stage_problem(int stage)
+{
+    const stage_row *row = stage_row_of(stage);
+    return row ? row->problem : KIT_INT_SUM;
+}
+
+/* ---------------------------------------------------------------- --help */
+
+/* "1-8" or "13, 14, 15": the stages of one section. */
+static void section_stages(int section, char *out, size_t size)
+{
+    int count = 0, first = 0, last = 0;
+    out[0] = '\0';
+    for (int i = 0; i < KIT_STAGE_COUNT; i++) {
+        if (kit_ladder_section(stage_rows[i].number) != section)
+            continue;
+        const size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s%d", count ? ", " : "", stage_rows[i].number);
+        first = count ? first : stage_rows[i].number;
+        last = stage_rows[i].number;
+        count++;
+    }
+    if (count > 3 && last - first + 1 == count)
+        snprintf(out, size, "%d-%d", first, last);
+}
+
 const char *kit_usage(void)
 {
-    return "usage: reduce_ladder [options]\n"
-           "Runs the reduction stages on the GPU, checks each against the exact sum and times it.\n"
-           "\n"
-           "  --stage K       run stage K only (1-8), or 'all' (default: all)\n"
-           "  --impl WHICH    'solutions' (reference kernels, default) or 'labs' (yours)\n"
-           "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26; 2^20 on the CPU emulator)\n"
-           "  --threads T     block size, a power of two from 64 to 1024 (default: 256)\n"
-           "  --reps R        timed repetitions per row, at least 20 (default: 30)\n"
-           "  --seed S        input seed (default: 1)\n"
-           "  --pattern P     random, positional, ones or last-only (default: random)\n"
-           "  --format F      table, csv or json (default: table)\n"
-           "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
-           "  --no-baselines  skip the CUB and device-to-device copy rows\n"
-           "  --no-host       skip the rows of the whole job, which the full ladder adds: the exact sum on\n"
-           "                  the CPU (one thread, and OpenMP's threads), the input's copy to the GPU from\n"
-           "                  pageable and from pinned memory, and the fastest stage timed together with\n"
-           "                  its copy; the speedup over the CPU is a column ('vs CPU')\n"
-           "  --host          add those rows to a --stage K run too\n"
-           "  --sweep         instead of the ladder: time stages 7 and 8, CUB, the copy and an empty\n"
-           "                  kernel's launch at every n = 2^10, 2^11, ..., 2^28 (median of 200 runs up\n"
-           "                  to 2^20, of --reps above); on the CPU emulator, check stages 7 and 8 at\n"
-           "                  every n up to 2^20, untimed (its JSON: \"emulated\": true, timings null)\n"
-           "  --from N        the sweep's smallest n, a power of two from 2^10 (default: 2^10)\n"
-           "  --to N          the sweep's largest n, a power of two up to 2^28 (default: 2^28)\n"
-           "  --counters      also say why each row is as fast as it is: on a GPU, hardware counters\n"
-           "                  from Nsight Compute (ncu; DRAM bytes, % of peak bandwidth, bank conflicts,\n"
-           "                  active threads, instructions, occupancy, top stall); on the CPU emulator,\n"
-           "                  what it counted in each stage's first pass\n"
-           "  --emulate       run on the CPU emulator (what happens anyway without a GPU):\n"
-           "                  every check, no timings; see docs/emulator.md\n"
-           "  --help          show this text\n"
-           "\n"
-           "Exit status: 0 if every stage run gave the exact sum, 1 if any did not, 2 for bad\n"
-           "options or no usable GPU (and no emulator).\n";
+    static char text[8192];
+    if (text[0])
+        return text;
+    size_t used = 0;
+#define ADD(...) (used += (size_t)snprintf(text + used, used < sizeof text ? sizeof text - used : 0, __VA_ARGS__))
+    ADD("usage: reduce_ladder [options]\n"
+        "Runs the reduction stages on the GPU, checks each against its exact answer and times it.\n"
+        "The ladder has one section per problem, each with the speedup over its baseline stage and,\n"
+        "as yardsticks, CUB's reduction of the same problem and a device-to-device copy of its input;\n"
+        "every section reads the same bytes (n ints, n floats, n / 9 matrices):\n");
+    for (int i = 0; i < KIT_STAGE_COUNT; i++) {
+        const int section = kit_ladder_section(stage_rows[i].number);
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            first &= kit_ladder_section(stage_rows[j].number) != section;
+        if (!first)
+            continue;
+        char numbers[128], stages[160];
+        section_stages(section, numbers, sizeof numbers);
+        snprintf(stages, sizeof stages, "%s %s", strpbrk(numbers, ",-") ? "stages" : "stage", numbers);
+        ADD("    %-18s %s (against stage %d)\n", stages, kit_problem_name(stage_rows[i].problem), section);
+    }
+    ADD("\n"
+        "  --stage K       run stage K only (1-%d), with CUB and the copy for its problem; or 'all'\n"
+        "                  (default: all)\n"
+        "  --impl WHICH    'solutions' (reference kernels, default) or 'labs' (yours)\n"
+        "  --n N           ints to reduce: 67108864, 2^26 or 1<<26 (default: 2^26; 2^20 on the CPU\n"
+        "                  emulator); the other problems read as many bytes (n floats, n / 9 matrices)\n"
+        "  --threads T     block size, a power of two from 64 to 1024 (default: 256)\n"
+        "  --reps R        timed repetitions per row, at least 20 (default: 30)\n"
+        "  --seed S        input seed (default: 1)\n"
+        "  --pattern P     random, positional, ones or last-only (default: random; what each means for\n"
+        "                  each problem: kit_fill_problem in common/kit.h)\n"
+        "  --format F      table, csv or json (default: table)\n"
+        "  --timeout SEC   a run taking longer counts as hung (default: 10)\n"
+        "  --no-baselines  skip the CUB and device-to-device copy rows\n"
+        "  --no-host       skip the rows of the whole job, which the full ladder adds to the int sum's\n"
+        "                  section (int sums only): the exact sum on the CPU (one thread, and OpenMP's\n"
+        "                  threads), the input's copy to the GPU from pageable and from pinned memory,\n"
+        "                  and the fastest stage timed together with its copy; the speedup over the\n"
+        "                  CPU is a column ('vs CPU')\n"
+        "  --host          add those rows to a --stage K run too (K of the int sum: they sum ints)\n"
+        "  --sweep         instead of the ladder: time stages 7 and 8, CUB, the copy and an empty\n"
+        "                  kernel's launch at every n = 2^10, 2^11, ..., 2^28 (median of 200 runs up\n"
+        "                  to 2^20, of --reps above); on the CPU emulator, check stages 7 and 8 at\n"
+        "                  every n up to 2^20, untimed (its JSON: \"emulated\": true, timings null)\n"
+        "  --accuracy      instead of the ladder: the relative error of float sums against the exact\n"
+        "                  sum, for random floats in [0, 1) at n = 2^10, 2^12, ..., 2^26 (up to 2^20\n"
+        "                  on the CPU emulator) and for the course's 1 + 2 + ... + 10000: on the CPU,\n"
+        "                  sequential, pairwise, Kahan and Neumaier (in float); stage 9 (--impl) and\n"
+        "                  whether it gave the same bits in 3 runs; CUB (not on the emulator)\n"
+        "  --from N        the smallest n of --sweep or --accuracy, a power of two from 2^10\n"
+        "                  (default: 2^10)\n"
+        "  --to N          the largest n of --sweep or --accuracy, a power of two up to 2^28\n"
+        "                  (default: 2^28 for --sweep, 2^26 for --accuracy)\n"
+        "  --counters      also say why each row is as fast as it is: on a GPU, hardware counters\n"
+        "                  from Nsight Compute (ncu; DRAM bytes, %% of peak bandwidth, bank conflicts,\n"
+        "                  active threads, instructions, occupancy, top stall); on the CPU emulator,\n"
+        "                  what it counted in each stage's first pass\n"
+        "  --emulate       run on the CPU emulator (what happens anyway without a GPU):\n"
+        "                  every check, no timings; see docs/emulator.md\n"
+        "  --help          show this text\n"
+        "\n"
+        "Exit status: 0 if every stage run gave a right answer (exact; a float sum within its error\n"
+        "bound), 1 if any did not, 2 for bad options or no usable GPU (and no emulator).\n",
+        KIT_STAGE_COUNT);
+#undef ADD
+    return text;
 }
 
 void kit_options_default(kit_options *o)
@@ -87,8 +192,37 @@ int kit_log2(size_t p)
 /* What does not go together, once every option is read. */
 static kit_status check_combinations(const kit_options *o, int range_given, kit_error *err)
 {
-    if (range_given && !o->sweep)
-        return kit_fail(err, KIT_BAD_ARGUMENT, "--from and --to set the sizes of --sweep, which was not given");
+    if (o->sweep && o->accuracy)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--sweep and --accuracy are two different runs: give one");
+    if (range_given && !o->sweep && !o->accuracy)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--from and --to set the sizes of --sweep or --accuracy, and "
+                        "neither was given");
+    if (o->host == 1 && o->stage != 0 && !kit_problem_equal(kit_stage_problem(o->stage), KIT_INT_SUM) &&
+        !o->sweep && !o->accuracy)
+    {
+        char int_sums[128];
+        section_stages(kit_ladder_section(1), int_sums, sizeof int_sums);
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--host adds the int sum's CPU and copy rows, which go with its "
+                        "stages (%s); stage %d computes the %s", int_sums, o->stage,
+                        kit_problem_name(kit_stage_problem(o->stage)));
+    }
+    if (o->accuracy) {
+        const size_t to = o->sweep_to_given ? o->sweep_to : KIT_ACCURACY_MAX_N;
+        if (o->sweep_from > to)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "--from (2^%d) is larger than --to (2^%d): no size to measure",
+                            kit_log2(o->sweep_from), kit_log2(to));
+        if (o->stage != 0)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "--accuracy runs stage 9 (the float sum) and CUB; it takes no "
+                            "--stage");
+        if (o->n_given)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "--accuracy runs every second power of two from --from to --to; "
+                            "it takes no --n");
+        if (o->counters)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "--counters goes with the ladder, not with --accuracy");
+        if (o->host == 1)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "--host goes with the ladder: --accuracy has its own CPU sums");
+        return KIT_OK;
+    }
     if (!o->sweep)
         return KIT_OK;
     if (o->sweep_from > o->sweep_to)
@@ -189,6 +323,8 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->host = 1;
         } else if (strcmp(arg, "--sweep") == 0) {
             o->sweep = 1;
+        } else if (strcmp(arg, "--accuracy") == 0) {
+            o->accuracy = 1;
         } else if ((v = option_value(argc, argv, &i, "--from", &m)) || m) {
             if ((s = parse_sweep_bound(v, "--from", &o->sweep_from, err)) != KIT_OK)
                 return s;
@@ -204,14 +340,19 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->counters = 1;
         } else if ((v = option_value(argc, argv, &i, "--counted-run", &m)) || m) {
             /* internal: --counters runs each row once more under ncu with this */
-            if (v && strcmp(v, "cub") == 0)
+            if (v && strcmp(v, "cub") == 0) {
                 o->counted_run = KIT_COUNTED_CUB;
-            else if (v && kit_parse_count(v, "--counted-run", &count, NULL) == KIT_OK && count >= 1 &&
-                     count <= KIT_STAGE_COUNT)
+            } else if (v && strncmp(v, "cub:", 4) == 0 && kit_parse_count(v + 4, "--counted-run", &count, NULL) ==
+                       KIT_OK && count >= 1 && count <= KIT_STAGE_COUNT) {
+                o->counted_run = KIT_COUNTED_CUB; /* CUB on stage K's problem and input */
+                o->counted_cub_of = (int)count;
+            } else if (v && kit_parse_count(v, "--counted-run", &count, NULL) == KIT_OK && count >= 1 &&
+                       count <= KIT_STAGE_COUNT) {
                 o->counted_run = (int)count;
-            else
-                return kit_fail(err, KIT_BAD_ARGUMENT, "--counted-run takes a stage (1 to %d) or cub, not '%s'",
-                                KIT_STAGE_COUNT, v ? v : "");
+            } else {
+                return kit_fail(err, KIT_BAD_ARGUMENT, "--counted-run takes a stage (1 to %d), cub or cub:K, not "
+                                "'%s'", KIT_STAGE_COUNT, v ? v : "");
+            }
         } else if ((v = option_value(argc, argv, &i, "--stage", &m)) || m) {
             if (!v)
                 return kit_fail(err, KIT_BAD_ARGUMENT, "--stage needs a value: 1 to %d, or all", KIT_STAGE_COUNT);

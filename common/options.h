@@ -16,9 +16,11 @@ typedef enum kit_format { KIT_FORMAT_TABLE, KIT_FORMAT_CSV, KIT_FORMAT_JSON } ki
 
 /** Everything the ladder can be asked to do. */
 typedef struct kit_options {
-    int stage;          /**< 1..KIT_STAGE_COUNT, or 0 for all */
+    int stage;          /**< 1..KIT_STAGE_COUNT, or 0 for all (the int sum's ladder, then one section per
+                             other problem: see kit_usage()) */
     int use_labs;       /**< 1: the kernels in labs/; 0: the reference solutions */
-    size_t n;           /**< number of ints to reduce */
+    size_t n;           /**< number of ints to reduce (each other problem reads as many bytes: n / its
+                             words per element, kit_in_words()) */
     int n_given;        /**< 1: --n was given (the CPU emulator's default n is smaller) */
     unsigned threads;   /**< block size */
     int reps;           /**< timed repetitions per row (at least KIT_MIN_REPS) */
@@ -31,6 +33,8 @@ typedef struct kit_options {
     int counters;       /**< 1: also say why, with hardware counters (ncu) or the emulator's counts */
     int counted_run;    /**< internal, for --counters: 1..KIT_STAGE_COUNT, or KIT_COUNTED_CUB: run
                              that row once for the profiler, print nothing; 0: not such a run */
+    int counted_cub_of; /**< with KIT_COUNTED_CUB: CUB on the problem and input of this stage
+                             ("--counted-run cub:K"); 0: the int sum's ("cub") */
     int help;           /**< 1: --help was given */
     int host;           /**< the CPU rows and the host-to-device rows: 1 (--host), 0 (--no-host), or -1 (the
                              default: with the full ladder, not with --stage K) */
@@ -38,6 +42,8 @@ typedef struct kit_options {
     size_t sweep_from;  /**< --from: the sweep's smallest n, a power of two (default KIT_SWEEP_MIN_N) */
     size_t sweep_to;    /**< --to: the sweep's largest n, a power of two (default KIT_SWEEP_MAX_N) */
     int sweep_to_given; /**< 1: --to was given (the CPU emulator's sweep otherwise ends at KIT_EMULATED_N quietly) */
+    int accuracy;       /**< 1: --accuracy: float sums' relative errors against n (from --from to --to, every
+                             second power of two; --to defaults to KIT_ACCURACY_MAX_N there) */
 } kit_options;
 
 /** The emulated ladder's n when --n is not given: 2^20 takes the CPU a fraction of a second
@@ -54,7 +60,12 @@ typedef struct kit_options {
 /** Timed repetitions per row of the sweep up to KIT_SWEEP_SMALL_N. */
 #define KIT_SWEEP_SMALL_REPS 200
 
-/** kit_options::counted_run for the CUB row. */
+/** The largest n --accuracy runs by default: 2^26 floats. */
+#define KIT_ACCURACY_MAX_N ((size_t)1 << 26)
+/** The n of the course's example in --accuracy: 1 + 2 + ... + 10000 (the positional float pattern). */
+#define KIT_ACCURACY_EXAMPLE_N ((size_t)10000)
+
+/** kit_options::counted_run for a CUB row. */
 #define KIT_COUNTED_CUB (KIT_STAGE_COUNT + 1)
 
 /** Fewest timed repetitions a row may use: fewer gives a median that moves. */
@@ -73,7 +84,18 @@ kit_status kit_parse_count(const char *text, const char *what, size_t *value, ki
 /** The k of a power of two 2^k (for a number that is not one: the k of the largest below it). */
 int kit_log2(size_t p);
 
-/** The --help text. */
+/**
+ * The section of the ladder \p stage is shown in, named by its baseline stage: the baseline of
+ * the first stage (in common/stages.def) that reduces the same data with the same operator,
+ * 3x3 matrices as structures and as planes being the same data (1 for the int sums, 9 for the
+ * float sum, 13 for stages 13, 14 and 15). 0 for a stage that does not exist.
+ */
+int kit_ladder_section(int stage);
+
+/** The problem (type and operator) of \p stage in common/stages.def (the int sum if none). */
+kit_problem kit_stage_problem(int stage);
+
+/** The --help text (it lists the ladder's sections from common/stages.def). */
 const char *kit_usage(void);
 
 #ifdef __cplusplus

@@ -1,13 +1,19 @@
 # Checks what `reduce_ladder --format json` writes, on the CPU emulator (--emulate), with
-# CMake's own JSON reader: cmake -DLADDER=<reduce_ladder> -DMODE=sweep|ladder [-DOPENMP=ON|OFF]
-# -P tests/ladder_json.cmake
-#   sweep:  --sweep --from 2^10 --to 2^12: the sweep's schema (kind, gpu, emulated, date, impl,
-#           threads, pattern, seed, sizes[].n, sizes[].rows[] with row, title, result and the
-#           timing members, null on the emulator), n = 1024, 2048, 4096, rows 7 and 8, all ok.
-#   ladder: the full ladder has the cpu and cpu-omp rows, checked (result ok; "no OpenMP" where
-#           the build has none), with every member a row has plus speedup_over_cpu, and cpu and
-#           cpu_threads at the top; the copy rows are left out on the emulator; --no-host drops
-#           the host rows, --stage K has none unless --host.
+# CMake's own JSON reader: cmake -DLADDER=<reduce_ladder> -DMODE=sweep|ladder|accuracy
+# [-DOPENMP=ON|OFF] -P tests/ladder_json.cmake
+#   sweep:    --sweep --from 2^10 --to 2^12: the sweep's schema (kind, gpu, emulated, date, impl,
+#             threads, pattern, seed, sizes[].n, sizes[].rows[] with row, title, result and the
+#             timing members, null on the emulator), n = 1024, 2048, 4096, rows 7 and 8, all ok.
+#   ladder:   the full ladder is the int sum's stages with the cpu and cpu-omp rows, checked
+#             (result ok; "no OpenMP" where the build has none), then one section per other
+#             problem (9; 10; 11; 12; 13, 14 and 15 together), every row with every member a row
+#             has plus speedup_over_cpu, problem and baseline; sections[] says each section's
+#             baseline, problem, n (as many bytes as the int sum's n) and stages; cpu and
+#             cpu_threads at the top; the copy rows are left out on the emulator; --no-host drops
+#             the host rows, --stage K has none unless --host, and runs any stage's section.
+#   accuracy: --accuracy --to 2^12: kind accuracy, the course's 1..10000 (sequential 50002896,
+#             the others exact) and random floats at n = 2^10 and 2^12, every error a number but
+#             CUB's (null on the emulator), stage 9 within its bound and reproducible.
 cmake_minimum_required(VERSION 3.24)
 
 function(fail what)
@@ -113,9 +119,51 @@ elseif(MODE STREQUAL "ladder")
     fail("cpu is ${cpu_type}, not a string or null")
   endif()
   ladder_rows(labels)
-  set(expected_labels 1 2 3 4 5 6 7 8 cpu cpu-omp)
+  set(expected_labels 1 2 3 4 5 6 7 8 cpu cpu-omp 9 10 11 12 13 14 15)
   if(NOT labels STREQUAL expected_labels)
     fail("rows ${labels}, not ${expected_labels} (on the emulator the copy rows are left out)")
+  endif()
+  # each row's problem and the baseline of its section
+  foreach(label 1 8 cpu cpu-omp)
+    expect(rows ${row_${label}} problem EQUALS "int sum")
+    expect(rows ${row_${label}} baseline EQUALS 1)
+  endforeach()
+  expect(rows ${row_9} problem EQUALS "float sum")
+  expect(rows ${row_9} baseline EQUALS 9)
+  expect(rows ${row_10} problem EQUALS "int min")
+  expect(rows ${row_11} problem EQUALS "int max")
+  expect(rows ${row_12} problem EQUALS "int argmin")
+  expect(rows ${row_12} baseline EQUALS 12)
+  expect(rows ${row_13} problem EQUALS "element-wise min of 3x3 int matrices")
+  expect(rows ${row_14} problem EQUALS "element-wise min of 3x3 int matrices stored as 9 planes")
+  foreach(label 13 14 15) # the 3x3 exercise: AoS, SoA and coalesced AoS side by side
+    expect(rows ${row_${label}} baseline EQUALS 13)
+    expect(rows ${row_${label}} result EQUALS ok)
+  endforeach()
+  foreach(label 9 10 11 12)
+    expect(rows ${row_${label}} result EQUALS ok)
+  endforeach()
+  # the sections
+  string(JSON section_count LENGTH "${json}" sections)
+  if(NOT section_count EQUAL 6)
+    fail("${section_count} sections, not 6 (int sum, float sum, min, max, argmin, 3x3 matrices)")
+  endif()
+  set(expected_baselines 1 9 10 11 12 13)
+  set(expected_n 4096 4096 4096 4096 4096 455) # as many bytes as 4096 ints: 4096 / 9 matrices
+  foreach(i RANGE 5)
+    list(GET expected_baselines ${i} baseline)
+    list(GET expected_n ${i} n)
+    expect(sections ${i} baseline EQUALS ${baseline})
+    expect(sections ${i} n EQUALS ${n})
+    expect_type(STRING sections ${i} problem)
+    expect_type(NUMBER sections ${i} bytes)
+  endforeach()
+  expect(sections 0 problem EQUALS "int sum")
+  expect(sections 0 bytes EQUALS 16384)
+  string(JSON stages GET "${json}" sections 5 stages)
+  string(REGEX REPLACE "[][ ]" "" stages "${stages}")
+  if(NOT stages STREQUAL "13,14,15")
+    fail("the 3x3 matrices' section has stages [${stages}], not 13, 14 and 15")
   endif()
   expect(rows ${row_cpu} result EQUALS ok)
   if(OPENMP)
@@ -146,8 +194,20 @@ elseif(MODE STREQUAL "ladder")
 
   run(json --n 2^12 --format json --no-host)
   ladder_rows(labels)
-  if(NOT labels STREQUAL "1;2;3;4;5;6;7;8")
+  if(NOT labels STREQUAL "1;2;3;4;5;6;7;8;9;10;11;12;13;14;15")
     fail("--no-host: rows ${labels}, not the stages alone")
+  endif()
+  run(json --n 2^12 --format json --stage 14)
+  ladder_rows(labels)
+  if(NOT labels STREQUAL "14")
+    fail("--stage 14: rows ${labels}, not stage 14 alone")
+  endif()
+  expect(rows 0 baseline EQUALS 13)
+  expect(rows 0 result EQUALS ok)
+  expect(sections 0 baseline EQUALS 13)
+  string(JSON section_count LENGTH "${json}" sections)
+  if(NOT section_count EQUAL 1)
+    fail("--stage 14: ${section_count} sections, not 1")
   endif()
   run(json --n 2^12 --format json --stage 8)
   ladder_rows(labels)
@@ -160,7 +220,55 @@ elseif(MODE STREQUAL "ladder")
     fail("--stage 8 --host: rows ${labels}, not 8, cpu and cpu-omp")
   endif()
   expect(rows ${row_cpu} result EQUALS ok)
+elseif(MODE STREQUAL "accuracy")
+  run(json --accuracy --to 2^12 --format json)
+  expect(kind EQUALS accuracy)
+  expect(emulated EQUALS ON)
+  expect(impl EQUALS solutions)
+  expect(stage EQUALS 9)
+  get(date date)
+  if(NOT date MATCHES "^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$")
+    fail("date '${date}' is not YYYY-MM-DD")
+  endif()
+  get(value gpu name)
+  string(JSON row_count LENGTH "${json}" rows)
+  if(NOT row_count EQUAL 3)
+    fail("${row_count} rows, not 3 (1..10000, then random at 2^10 and 2^12)")
+  endif()
+  # the course's example: the running float sum loses 2104, the others are exact
+  expect(rows 0 n EQUALS 10000)
+  expect(rows 0 pattern EQUALS positional)
+  expect(rows 0 exact EQUALS 50005000)
+  expect(rows 0 values sequential EQUALS 50002896)
+  foreach(sum pairwise kahan neumaier stage9)
+    expect(rows 0 values ${sum} EQUALS 50005000)
+    expect(rows 0 ${sum} EQUALS 0)
+  endforeach()
+  set(expected_n 10000 1024 4096)
+  foreach(i RANGE 2)
+    list(GET expected_n ${i} n)
+    expect(rows ${i} n EQUALS ${n})
+    if(i GREATER 0)
+      expect(rows ${i} pattern EQUALS random)
+    endif()
+    foreach(member exact bound sequential pairwise kahan neumaier stage9)
+      expect_type(NUMBER rows ${i} ${member})
+    endforeach()
+    expect_type(NULL rows ${i} cub) # no CUB on the emulator
+    expect_type(NULL rows ${i} values cub)
+    expect(rows ${i} stage9_reproducible EQUALS ON)
+    expect(rows ${i} stage9_result EQUALS ok)
+    get(error rows ${i} stage9)
+    get(bound rows ${i} bound)
+    if(NOT error LESS bound AND NOT error EQUAL 0)
+      fail("row ${i}: stage 9's relative error ${error} is not below its bound ${bound}")
+    endif()
+  endforeach()
+  get(sequential rows 0 sequential)
+  if(NOT sequential GREATER 4e-05 OR NOT sequential LESS 4.3e-05) # 2104 / 50005000 = 4.2076e-05
+    fail("the course's example: the sequential sum's relative error is ${sequential}, not 4.21e-05")
+  endif()
 else()
-  message(FATAL_ERROR "MODE must be sweep or ladder, not '${MODE}'")
+  message(FATAL_ERROR "MODE must be sweep, ladder or accuracy, not '${MODE}'")
 endif()
 message(STATUS "reduce_ladder --emulate --format json (${MODE}): as expected")

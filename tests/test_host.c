@@ -1,7 +1,9 @@
 /**
  * \file test_host.c
  * \brief Host-only unit tests: the CPU reference, the input patterns, option parsing, the
- * stage table, the reading of Nsight Compute's output and the ladder's CPU rows. They need no GPU and make no CUDA call, so they run everywhere, CI included.
+ * stage table and the ladder's sections, the reading of Nsight Compute's output, the ladder's
+ * CPU rows and the float sums of `reduce_ladder --accuracy` (accuracy.c). They need no GPU and
+ * make no CUDA call, so they run everywhere, CI included.
  */
 #include <check.h>
 #include <limits.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accuracy.h"
 #include "counters.h"
 #include "kit.h"
 #include "options.h"
@@ -178,7 +181,7 @@ static const struct {
     {"--n", "0", "--n"},             {"--n", "2^31", "--n"},         {"--n", "12abc", "--n"},
     {"--n", "-5", "--n"},            {"--n", "3^4", "--n"},          {"--n", NULL, "--n"},
     {"--threads", "100", "power"},   {"--threads", "32", "power"},   {"--threads", "2048", "power"},
-    {"--stage", "9", "stage"},       {"--stage", "0", "stage"},      {"--stage", "two", "stage"},
+    {"--stage", "99", "stage"},      {"--stage", "0", "stage"},      {"--stage", "two", "stage"},
     {"--impl", "mine", "--impl"},    {"--reps", "5", "--reps"},      {"--format", "xml", "--format"},
     {"--pattern", "zeros", "zeros"}, {"--frobnicate", NULL, "unknown option"},
     {"--seed", "-1", "--seed"},      {"--timeout", "0", "--timeout"},
@@ -187,7 +190,7 @@ static const struct {
     {"--from", "1000", "--from must be a power of two"}, {"--from", "2^9", "--from must be a power of two"},
     {"--to", "2^29", "--to must be a power of two"},     {"--to", "lots", "--to must be a power of two"},
     {"--from", NULL, "--from must be a power of two"},   {"--to", "-4096", "--to must be a power of two"},
-    {"--from", "2^12", "--from and --to set the sizes of --sweep"}, /* no --sweep */
+    {"--from", "2^12", "--from and --to set the sizes of --sweep"}, /* no --sweep (or --accuracy) */
 };
 
 START_TEST(bad_options_are_refused_with_a_message_naming_them)
@@ -236,7 +239,7 @@ START_TEST(sweep_and_host_options_are_parsed_and_checked_together)
         {"--sweep", "--n", "2^20", "it takes no --n"},
         {"--sweep", "--counters", NULL, "--counters goes with the ladder"},
         {"--sweep", "--host", NULL, "--host goes with the ladder"},
-        {"--to", "2^16", NULL, "--from and --to set the sizes of --sweep, which was not given"},
+        {"--to", "2^16", NULL, "--from and --to set the sizes of --sweep or --accuracy, and neither was given"},
         {"--sweep", "--from", "3000", "--from must be a power of two from 2^10 to 2^28"},
         {"--sweep", "--to", "2^30", "--to must be a power of two from 2^10 to 2^28"},
     };
@@ -253,6 +256,156 @@ START_TEST(sweep_and_host_options_are_parsed_and_checked_together)
     ck_assert_ptr_nonnull(strstr(kit_usage(), "--to N"));
     ck_assert_ptr_nonnull(strstr(kit_usage(), "--no-host"));
     ck_assert_ptr_nonnull(strstr(kit_usage(), "--host "));
+}
+END_TEST
+
+/* --accuracy, and the ladder's sections */
+START_TEST(accuracy_options_are_parsed_and_checked_together)
+{
+    kit_options o;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_int_eq(parse(&o, &err, NULL, NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.accuracy, 0);
+    ck_assert_int_eq(parse(&o, &err, "--accuracy", NULL, NULL), KIT_OK);
+    ck_assert_int_eq(o.accuracy, 1);
+    ck_assert_int_eq(o.sweep_to_given, 0); /* --to defaults to KIT_ACCURACY_MAX_N there */
+    ck_assert(KIT_ACCURACY_MAX_N == (size_t)1 << 26);
+    ck_assert_int_eq(parse(&o, &err, "--accuracy", "--to=2^12", "--impl=labs"), KIT_OK);
+    ck_assert(o.sweep_to == 4096 && o.sweep_to_given && o.use_labs);
+    ck_assert_int_eq(parse(&o, &err, "--accuracy", "--from=2^14", "--format=json"), KIT_OK);
+    ck_assert(o.sweep_from == (size_t)1 << 14 && o.format == KIT_FORMAT_JSON);
+    ck_assert_int_eq(parse(&o, &err, "--stage", "9", NULL), KIT_OK); /* any stage of stages.def */
+    ck_assert_int_eq(o.stage, 9);
+    ck_assert_int_eq(parse(&o, &err, "--stage", "3", "--host"), KIT_OK);
+
+    static const struct {
+        const char *a, *b, *c;
+        const char *says;
+    } refused[] = {
+        {"--accuracy", "--sweep", NULL, "--sweep and --accuracy are two different runs"},
+        {"--accuracy", "--stage", "9", "it takes no --stage"},
+        {"--accuracy", "--n", "2^20", "it takes no --n"},
+        {"--accuracy", "--counters", NULL, "--counters goes with the ladder, not with --accuracy"},
+        {"--accuracy", "--host", NULL, "--host goes with the ladder"},
+        {"--accuracy", "--from=2^16", "--to=2^12", "--from (2^16) is larger than --to (2^12)"},
+        {"--accuracy", "--from=2^28", NULL, "--from (2^28) is larger than --to (2^26)"},
+        {"--stage", "9", "--host", "--host adds the int sum's CPU and copy rows"},
+        {"--stage", "14", "--host", "stage 14 computes the element-wise min of 3x3 int matrices stored as 9 planes"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        err.message[0] = '\0';
+        ck_assert_int_eq(parse(&o, &err, refused[i].a, refused[i].b, refused[i].c), KIT_BAD_ARGUMENT);
+        ck_assert_msg(strstr(err.message, refused[i].says) != NULL, "'%s %s %s' gave: %s", refused[i].a,
+                      refused[i].b, refused[i].c ? refused[i].c : "", err.message);
+        ck_assert_ptr_null(strchr(err.message, '\n'));
+    }
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "--accuracy"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "Kahan"));
+}
+END_TEST
+
+/* The ladder's sections: one per problem, the 3x3 matrices' layouts side by side. */
+START_TEST(ladder_sections_follow_the_stage_table)
+{
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        const kit_stage *s = kit_find_stage(kit_solutions_stages, k);
+        ck_assert(kit_problem_equal(kit_stage_problem(k), s->problem));
+        const int section = kit_ladder_section(k);
+        ck_assert_int_ge(section, 1);
+        ck_assert_int_le(section, k);
+        /* a section's baseline reduces the same data with the same operator */
+        const kit_problem base = kit_stage_problem(section);
+        ck_assert_int_eq(base.op, s->problem.op);
+        ck_assert_int_eq(kit_in_words(base), kit_in_words(s->problem));
+        if (kit_problem_equal(s->problem, KIT_INT_SUM))
+            ck_assert_int_eq(section, 1);
+        else
+            ck_assert_int_eq(section, kit_ladder_section(s->baseline)); /* and its own baseline's */
+    }
+    ck_assert_int_eq(kit_ladder_section(0), 0);
+    ck_assert_int_eq(kit_ladder_section(KIT_STAGE_COUNT + 1), 0);
+    /* the lesson of the 3x3 exercise: AoS, SoA and coalesced AoS in one section */
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        if (kit_stage_problem(k).type == KIT_MAT3 || kit_stage_problem(k).type == KIT_MAT3_SOA)
+            ck_assert_int_eq(kit_ladder_section(k), 13);
+    ck_assert_int_eq(kit_ladder_section(9), 9);
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "stages 13, 14, 15"));
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "stages 1-8"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ float sums (accuracy.c) */
+
+START_TEST(course_example_in_float_loses_2104_sequentially_and_nothing_otherwise)
+{
+    /* the course's example, as the float sum's positional pattern makes it: 1, 2, ..., 10000 */
+    enum { N = 10000 };
+    const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
+    static int32_t words[N];
+    static float x[N];
+    kit_fill_problem(float_sum, words, N, KIT_PATTERN_POSITIONAL, 1);
+    memcpy(x, words, sizeof x);
+    for (int i = 0; i < N; i++)
+        ck_assert(x[i] == (float)(i + 1));
+    kit_reference ref;
+    kit_reference_compute(float_sum, words, N, &ref);
+    ck_assert(kit_exact_to_double(&ref.float_sum) == 50005000.0);
+    ck_assert(kit_float_sum_sequential(x, N) == 50002896.0f); /* the seed's figure */
+    ck_assert(kit_float_sum_pairwise(x, N) == 50005000.0f);
+    ck_assert(kit_float_sum_kahan(x, N) == 50005000.0f);
+    ck_assert(kit_float_sum_neumaier(x, N) == 50005000.0f);
+    ck_assert_double_eq_tol(kit_relative_error(50002896.0, 50005000.0), 2104.0 / 50005000.0, 1e-15);
+}
+END_TEST
+
+START_TEST(neumaier_keeps_what_kahan_loses_when_a_value_outgrows_the_sum)
+{
+    const float x[] = {1e8f, 1.0f, -1e8f}; /* 1e8 is a float; 1e8 + 1 is not (spacing 8) */
+    ck_assert(kit_float_sum_sequential(x, 3) == 0.0f);
+    ck_assert(kit_float_sum_pairwise(x, 3) == 0.0f);
+    ck_assert(kit_float_sum_kahan(x, 3) == 0.0f); /* the 1 was in the sum's lost bits, not the value's */
+    ck_assert(kit_float_sum_neumaier(x, 3) == 1.0f);
+    /* nothing, one value */
+    ck_assert(kit_float_sum_sequential(x, 0) == 0.0f && kit_float_sum_pairwise(x, 0) == 0.0f &&
+              kit_float_sum_kahan(x, 0) == 0.0f && kit_float_sum_neumaier(x, 0) == 0.0f);
+    ck_assert(kit_float_sum_sequential(x, 1) == 1e8f && kit_float_sum_pairwise(x, 1) == 1e8f &&
+              kit_float_sum_kahan(x, 1) == 1e8f && kit_float_sum_neumaier(x, 1) == 1e8f);
+    /* 2^24 then ones: the running sum cannot grow by 1; the compensated sums can */
+    static float ones[1025];
+    ones[0] = 0x1p24f;
+    for (int i = 1; i < 1025; i++)
+        ones[i] = 1.0f;
+    ck_assert(kit_float_sum_sequential(ones, 1025) == 0x1p24f);
+    ck_assert(kit_float_sum_kahan(ones, 1025) == 0x1p24f + 1024.0f);
+    ck_assert(kit_float_sum_neumaier(ones, 1025) == 0x1p24f + 1024.0f);
+    ck_assert(kit_relative_error(0.0, 0.0) == 0.0);
+    ck_assert(kit_relative_error(-2.0, 0.0) == 2.0);
+}
+END_TEST
+
+START_TEST(pairwise_error_grows_with_log_n_and_sequential_with_n)
+{
+    const size_t n = (size_t)1 << 20;
+    const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
+    int32_t *words = malloc(n * sizeof *words);
+    float *x = malloc(n * sizeof *x);
+    ck_assert(words && x);
+    kit_fill_problem(float_sum, words, n, KIT_PATTERN_RANDOM, 1);
+    memcpy(x, words, n * sizeof *x);
+    kit_reference ref;
+    kit_reference_compute(float_sum, words, n, &ref);
+    const double exact = kit_exact_to_double(&ref.float_sum), u = 0x1p-24;
+    const double sequential = kit_relative_error(kit_float_sum_sequential(x, n), exact);
+    const double pairwise = kit_relative_error(kit_float_sum_pairwise(x, n), exact);
+    const double kahan = kit_relative_error(kit_float_sum_kahan(x, n), exact);
+    const double neumaier = kit_relative_error(kit_float_sum_neumaier(x, n), exact);
+    /* all x >= 0, so sum|x| = exact: the bounds are relative errors */
+    ck_assert_msg(pairwise <= 20 * u, "pairwise %.3g above log2(n) u = %.3g", pairwise, 20 * u);
+    ck_assert_msg(sequential > 30 * pairwise, "sequential %.3g is not far above pairwise %.3g", sequential, pairwise);
+    ck_assert_msg(kahan <= 2 * u && neumaier <= 2 * u, "Kahan %.3g, Neumaier %.3g above 2u", kahan, neumaier);
+    ck_assert(pairwise <= kit_float_bound(n, ref.abs_sum) / exact); /* stage 9's bound holds for a tree */
+    free(words);
+    free(x);
 }
 END_TEST
 
@@ -437,7 +590,17 @@ START_TEST(counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub)
     ck_assert_int_eq(kit_parse_options(4, with, &o, &err), KIT_OK);
     ck_assert_int_eq(o.counters, 1);
     ck_assert_int_eq(o.counted_run, KIT_COUNTED_CUB);
-    char *bad[] = {"reduce_ladder", "--counted-run", "9", NULL};
+    ck_assert_int_eq(o.counted_cub_of, 0); /* the int sum's CUB */
+    char *of_stage[] = {"reduce_ladder", "--counted-run", "cub:14", NULL}; /* CUB on stage 14's problem */
+    ck_assert_int_eq(kit_parse_options(3, of_stage, &o, &err), KIT_OK);
+    ck_assert_int_eq(o.counted_run, KIT_COUNTED_CUB);
+    ck_assert_int_eq(o.counted_cub_of, 14);
+    char *stage[] = {"reduce_ladder", "--counted-run", "12", NULL};
+    ck_assert_int_eq(kit_parse_options(3, stage, &o, &err), KIT_OK);
+    ck_assert_int_eq(o.counted_run, 12);
+    char *bad_cub[] = {"reduce_ladder", "--counted-run", "cub:99", NULL};
+    ck_assert_int_eq(kit_parse_options(3, bad_cub, &o, &err), KIT_BAD_ARGUMENT);
+    char *bad[] = {"reduce_ladder", "--counted-run", "99", NULL};
     ck_assert_int_eq(kit_parse_options(3, bad, &o, &err), KIT_BAD_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(err.message, "--counted-run"));
 }
@@ -488,13 +651,20 @@ int main(void)
     tcase_add_loop_test(options, bad_options_are_refused_with_a_message_naming_them, 0,
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(options, sweep_and_host_options_are_parsed_and_checked_together);
+    tcase_add_test(options, accuracy_options_are_parsed_and_checked_together);
     suite_add_tcase(suite, options);
+    TCase *accuracy = tcase_create("accuracy");
+    tcase_add_test(accuracy, course_example_in_float_loses_2104_sequentially_and_nothing_otherwise);
+    tcase_add_test(accuracy, neumaier_keeps_what_kahan_loses_when_a_value_outgrows_the_sum);
+    tcase_add_test(accuracy, pairwise_error_grows_with_log_n_and_sequential_with_n);
+    suite_add_tcase(suite, accuracy);
     TCase *cpu = tcase_create("cpu");
     tcase_add_test(cpu, cpu_sums_on_one_thread_and_with_openmp_are_exact_checked_and_timed);
     suite_add_tcase(suite, cpu);
     TCase *stages = tcase_create("stages");
     tcase_add_test(stages, stage_tables_list_every_stage_in_order_with_existing_files);
     tcase_add_test(stages, block_sizes_outside_a_stage_range_are_refused);
+    tcase_add_test(stages, ladder_sections_follow_the_stage_table);
     suite_add_tcase(suite, stages);
     TCase *counters = tcase_create("counters");
     tcase_add_test(counters, ncu_output_from_an_h100_is_summed_over_every_pass_of_the_run);

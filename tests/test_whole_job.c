@@ -1,7 +1,8 @@
 /**
  * \file test_whole_job.c
  * \brief The harness's timings of the whole job (kit.h): the input's copy to the GPU from
- * pageable and pinned memory, a stage timed together with its copy, and an empty launch.
+ * pageable and pinned memory, a stage timed together with its copy, and an empty launch; and
+ * one untimed run of CUB that reads its answer back (kit_run_cub, for `reduce_ladder --accuracy`).
  *
  * One source, two builds, as tests/test_stages.c: test_gpu_whole_job links the CUDA harness
  * (without a GPU it exits 77, skipped; its parent makes no CUDA call, see gpu_probe.h), and
@@ -38,7 +39,7 @@ static void assert_input_as_filled(kit_workspace *ws, const int *filled, int64_t
     kit_error err = {KIT_OK, ""};
     ck_assert(memcmp(ws->host_input, filled, ws->n * sizeof(int)) == 0);
     ck_assert(ws->expected == filled_sum);
-    int got = 0;
+    kit_value got;
     kit_status status = kit_run_checked(kit_find_stage(kit_solutions_stages, 1), ws, 256, &got, &err);
     ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
 }
@@ -116,20 +117,21 @@ static int64_t host_sum_of_device(const int *in, size_t n)
     return sum;
 }
 
-static size_t sums_what_the_copy_delivered(const int *in, int *out, size_t n, unsigned threads)
+/* (kit_pass_fn's erased types, as KIT_REGISTER_STAGE makes them: an int sum's ints) */
+static size_t sums_what_the_copy_delivered(const void *in, void *out, size_t n, unsigned threads)
 {
     (void)threads;
-    int sum = kit_expected_int(host_sum_of_device(in, n));
+    int sum = kit_expected_int(host_sum_of_device((const int *)in, n));
     cudaMemcpy(out, &sum, sizeof sum, cudaMemcpyHostToDevice);
     return 1;
 }
 
-static size_t remembers_its_first_answer(const int *in, int *out, size_t n, unsigned threads)
+static size_t remembers_its_first_answer(const void *in, void *out, size_t n, unsigned threads)
 {
     static int calls, first;
     (void)threads;
     if (calls++ == 0)
-        first = kit_expected_int(host_sum_of_device(in, n));
+        first = kit_expected_int(host_sum_of_device((const int *)in, n));
     cudaMemcpy(out, &first, sizeof first, cudaMemcpyHostToDevice);
     return 1;
 }
@@ -139,10 +141,12 @@ static const kit_pass_fn remembering_launcher = remembers_its_first_answer;
 
 START_TEST(the_copy_delivers_each_run_varied_input_and_a_remembered_answer_fails)
 {
+    static const kit_signature ints = {"int", "int"};
     const kit_stage honest = {8, "test", "sums_what_the_copy_delivered", "host sum", 64, 1024, KIT_PASSES_ONE,
-                              &honest_launcher, "test", "tests/test_whole_job.c"};
+                              {KIT_INT, KIT_SUM}, 1, &honest_launcher, &ints, "test", "tests/test_whole_job.c"};
     const kit_stage remembering = {8, "test", "remembers_its_first_answer", "remembered", 64, 1024, KIT_PASSES_ONE,
-                                   &remembering_launcher, "test", "tests/test_whole_job.c"};
+                                   {KIT_INT, KIT_SUM}, 1, &remembering_launcher, &ints, "test",
+                                   "tests/test_whole_job.c"};
     kit_workspace ws;
     open_workspace(&ws, N);
     kit_timing t;
@@ -183,6 +187,48 @@ START_TEST(an_empty_launch_is_timed_on_a_gpu_and_refused_on_the_emulator)
 }
 END_TEST
 
+START_TEST(one_run_of_cub_reads_its_answer_back_and_leaves_the_input)
+{
+    kit_error err = {KIT_OK, ""};
+    /* the int sum: the exact sum, wrapped to 32 bits */
+    kit_workspace ws;
+    open_workspace(&ws, N); /* (opens the GPU) */
+    kit_value got;
+    kit_status status = kit_run_cub(&ws, &got, &err);
+    ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
+    ck_assert_int_eq(got.w[0], kit_expected_int(ws.expected));
+    kit_workspace_free(&ws);
+    /* the course's 1 + 2 + ... + 10000 in float: CUB's tree (the emulator's double sum) is exact */
+    const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
+    ck_assert_msg(kit_workspace_init_problem(&ws, float_sum, 10000, &err) == KIT_OK, "%s", err.message);
+    ck_assert_msg(kit_workspace_fill(&ws, KIT_PATTERN_POSITIONAL, 1, &err) == KIT_OK, "%s", err.message);
+    status = kit_run_cub(&ws, &got, &err);
+    ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
+    float sum;
+    memcpy(&sum, &got.w[0], sizeof sum);
+    ck_assert_msg(sum == 50005000.0f, "CUB's float sum of 1..10000 is %.9g", (double)sum);
+    /* an argmin: two words back */
+    kit_workspace_free(&ws);
+    const kit_problem argmin = {KIT_INT, KIT_ARGMIN};
+    ck_assert_msg(kit_workspace_init_problem(&ws, argmin, N, &err) == KIT_OK, "%s", err.message);
+    ck_assert_msg(kit_workspace_fill(&ws, KIT_PATTERN_LAST_ONLY, 1, &err) == KIT_OK, "%s", err.message);
+    status = kit_run_cub(&ws, &got, &err);
+    ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
+    ck_assert_int_eq(got.w[0], ws.ref.answer.w[0]);
+    ck_assert_int_eq(got.w[1], N - 1);
+    /* the input is as filled: stage 12's checked run compares every word */
+    const kit_stage *stage12 = NULL;
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        if (kit_problem_equal(kit_solutions_stages[k - 1].problem, argmin))
+            stage12 = &kit_solutions_stages[k - 1];
+    if (stage12 && kit_stage_released(stage12)) {
+        status = kit_run_checked(stage12, &ws, 256, &got, &err);
+        ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
+    }
+    kit_workspace_free(&ws);
+}
+END_TEST
+
 int main(void)
 {
 #ifndef KIT_TEST_ON_EMULATOR
@@ -199,6 +245,7 @@ int main(void)
     tcase_add_test(tc, a_stage_timed_with_its_copy_checks_every_run_and_gives_the_input_back);
     tcase_add_test(tc, the_copy_delivers_each_run_varied_input_and_a_remembered_answer_fails);
     tcase_add_test(tc, an_empty_launch_is_timed_on_a_gpu_and_refused_on_the_emulator);
+    tcase_add_test(tc, one_run_of_cub_reads_its_answer_back_and_leaves_the_input);
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
