@@ -1215,11 +1215,12 @@ static void print_accuracy(const kit_options *opt, const kit_gpu *gpu, const kit
         for (int s = 0; s < ACC_SUMS; s++)
             error_cell(cells[s], sizeof cells[s], row, s);
         const char *same = row->reproducible < 0 ? "-" : row->reproducible ? "yes" : "NO";
-        printf("%-9s %-13s %16.10g %10s %10s %10s %10s %10s %10s %10.2e  %s%s%s\n", n,
+        printf("%-9s %-13s %16.10g %10s %10s %10s %10s %10s %10s %10.2e  %s%s%s%s\n", n,
                row->pattern == KIT_PATTERN_POSITIONAL ? "1..10000" : "random [0,1)", row->exact, cells[ACC_SEQUENTIAL],
                cells[ACC_PAIRWISE], cells[ACC_KAHAN], cells[ACC_NEUMAIER], cells[ACC_STAGE], cells[ACC_CUB],
-               row->bound, same, row->stage_status == KIT_OK ? "" : ", stage ",
-               row->stage_status == KIT_OK ? "" : kit_status_name(row->stage_status));
+               row->bound, same, row->stage_status == KIT_OK ? "" : " (",
+               row->stage_status == KIT_OK ? "" : kit_status_name(row->stage_status),
+               row->stage_status == KIT_OK ? "" : ")");
     }
     for (int i = 0; i < count; i++) {
         const accuracy_row *row = &rows[i];
@@ -1443,7 +1444,7 @@ int main(int argc, char **argv)
         char against[16];
         snprintf(against, sizeof against, int_sum ? "cumul." : "vs %d", section->baseline);
         if (opt.format == KIT_FORMAT_TABLE) {
-            if (!int_sum) {
+            {
                 int layouts = 0; /* the section's other layouts: as many bytes, other element counts */
                 for (int r = section->first; r < section->end; r++)
                     layouts |= rows[r].kind > 0 && !kit_problem_equal(rows[r].problem, section->problem);
@@ -1455,11 +1456,10 @@ int main(int argc, char **argv)
                        elements_name(section->problem), size, layouts ? " in each layout" : "", section->baseline);
             }
             if (KIT_EMULATED)
-                printf("%s%-12s %-40s  %s\n", int_sum ? "\n" : "", "stage", "what", "result");
+                printf("%-12s %-40s  %s\n", "stage", "what", "result");
             else
-                printf("%s%-12s %-40s %9s %7s %8s %7s %7s %8s%s  %s\n", int_sum ? "\n" : "", "stage", "what",
-                       "time ms", "spread", "GB/s", "step", against, "% of CUB", cpu && int_sum ? "  vs CPU" : "",
-                       "result");
+                printf("%-12s %-40s %9s %7s %8s %7s %7s %8s%s  %s\n", "stage", "what", "time ms", "spread", "GB/s",
+                       "step", against, "% of CUB", cpu && int_sum ? "  vs CPU" : "", "result");
         }
         for (int r = section->first; r < section->end; r++) {
             const ladder_row *row = &rows[r];
