@@ -2,7 +2,7 @@
 # exist (only where Boost.Context is installed), so nothing in tests/ needs the emulator.
 # For every stage file that tests/CMakeLists.txt grades (kit_add_graded_file), two runners of
 # its own, each linking that file alone (rewritten as C++ by the emulator) with the reference
-# stages 1 and K:
+# stage K and that of its baseline stage (stages.def; stage 1 for the int sums):
 #   run_ID_emu        the grader's correctness suite on the CPU, sizes up to 2^20 + 7
 #   run_ID_emu_race   the same under ThreadSanitizer, in four thread orders (request "races")
 # and their tests, through kit_grade (sandboxed, answers checked, results written by it):
@@ -19,6 +19,7 @@ set(kit_emu_env "KIT_EMU_TIMEOUT=")
 # Corpus entries that never end: graded by the race check too (their rows expect 0 points, so
 # tests/CMakeLists.txt gives them no race part), which must report a hang, quickly, not a race.
 set(kit_emu_hang_ids wrong_kernels_endless_loop)
+include("${CMAKE_SOURCE_DIR}/tests/stage_baselines.cmake") # kit_stage<K>_baseline
 get_property(kit_grade_tools GLOBAL PROPERTY KIT_GRADE_TOOLS) # the audit's tools (tests/CMakeLists.txt)
 get_property(kit_graded_files GLOBAL PROPERTY KIT_GRADED_FILES)
 foreach(entry IN LISTS kit_graded_files)
@@ -64,14 +65,19 @@ foreach(entry IN LISTS kit_graded_files)
       continue()
     endif()
     emu_add_stage_object(emu_graded_${id}_${flavor} ${impl} ${flavor} "${source}")
+    set(baseline ${kit_stage${k}_baseline}) # the reference its speed is measured against (tests/CMakeLists.txt)
+    set(baseline_library "")
+    if(NOT baseline EQUAL k)
+      set(baseline_library emu_reference_stage${baseline}_${flavor})
+    endif()
     add_executable(${program} "${CMAKE_SOURCE_DIR}/tests/grader/runner.c" "${CMAKE_SOURCE_DIR}/tests/grader/races.c")
     target_link_libraries(${program} PRIVATE emu_graded_${id}_${flavor} emu_reference_stage${k}_${flavor}
-                                             emu_reference_stage1_${flavor} kit_grader_runs emu_harness_${flavor})
+                                             ${baseline_library} kit_grader_runs emu_harness_${flavor})
     target_include_directories(${program} PRIVATE "${CMAKE_SOURCE_DIR}/common" "${CMAKE_SOURCE_DIR}/tests/grader")
     target_compile_definitions(${program} PRIVATE KIT_RUNNER_EMULATED=1 KIT_GRADE_STAGE=${k}
                                KIT_GRADED_SYMBOL=kit_${impl}_${registered} KIT_GRADED_SOURCE="${shown}"
                                KIT_GRADED_IMPL="${impl}" KIT_REFERENCE_NAME=${kit_stage${k}_name}
-                               KIT_STAGE1_NAME=${kit_stage1_name})
+                               KIT_BASELINE_STAGE=${baseline} KIT_BASELINE_NAME=${kit_stage${baseline}_name})
     target_compile_options(${program} PRIVATE ${kit_c_warnings})
     set_target_properties(${program} PROPERTIES LINKER_LANGUAGE CXX
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/runners")

@@ -84,6 +84,7 @@ static const struct {
     /* 2. names in the source */
     {FIXTURE("calls_reference_stage"), KIT_AUDIT_FORBIDDEN, "uses kit_solutions_reduce_naive", 4},
     {FIXTURE("ifdef_emulator"), KIT_AUDIT_FORBIDDEN, "tests KIT_EMULATOR", 13},
+    {FIXTURE("calls_host_reference"), KIT_AUDIT_FORBIDDEN, "uses kit_reference_compute", 5},
     /* 3. undefined host symbols */
     {FIXTURE("sums_on_host"), KIT_AUDIT_FORBIDDEN, "calls cudaMemcpy", 14},
     {FIXTURE("new_on_host"), KIT_AUDIT_FORBIDDEN, "calls operator new[]", 9},
@@ -105,6 +106,7 @@ static const struct {
     {FIXTURE("clean_printf_debugging"), KIT_AUDIT_CLEAN, NULL, 0},
     {FIXTURE("clean_device_queries"), KIT_AUDIT_CLEAN, NULL, 0},
     {FIXTURE("clean_mentions_in_comments"), KIT_AUDIT_CLEAN, NULL, 0},
+    {FIXTURE("clean_argmin_and_matrices"), KIT_AUDIT_CLEAN, NULL, 0},
 };
 
 START_TEST(each_fixture_gets_its_verdict_and_a_message_naming_the_call_and_its_line)
@@ -141,6 +143,7 @@ START_TEST(each_message_says_what_is_wrong_with_the_call)
         {FIXTURE("stream_launch"), "a stream"},
         {FIXTURE("graph_capture"), "a CUDA graph"},
         {FIXTURE("calls_reference_stage"), "the kit's harness and reference stages are not for a stage to call"},
+        {FIXTURE("calls_host_reference"), "uses only what stage.h declares (KIT_REGISTER_STAGE, kit_argmin, kit_mat3"},
         {FIXTURE("ifdef_emulator"), "the same on a GPU and on the CPU emulator"},
         {FIXTURE("cub_device_reduce"), "a stage file may include only stage.h, cuda_runtime.h"},
     };

@@ -1,12 +1,14 @@
 /**
  * \file test_grader.c
  * \brief The grader's host-side logic, without a GPU: the rules file, the diagnosis of
- * failed runs, the speedup rule (noise included), result files, the report formats, the
- * grade_report program and the known-wrong corpus list. Runs in CI.
+ * failed runs, reproducibility, kit_grade's own judgement of every problem's answers, the
+ * stages' problems and baselines, the speedup rule (noise included), result files, the report
+ * formats, the grade_report program and the known-wrong corpus list. Runs in CI.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,7 @@ static const struct {
 } bad_configs[] = {
     {"speedup.fraction = fast\n", "test.conf:1: 'fast' is not a valid value for speedup.fraction"},
     {"\nspeedup.fractoin = 0.5\n", "test.conf:2: unknown key 'speedup.fractoin'"},
-    {"stage9.min_speedup = 2\n", "unknown key 'stage9.min_speedup'"},
+    {"stage99.min_speedup = 2\n", "unknown key 'stage99.min_speedup'"},
     {"stage8.latency_n = small\n", "not a valid value for stage8.latency_n"},
     {"stage8.latency_n = 2^31\n", "not a valid value for stage8.latency_n"},
     {"stage3.points.elegance = 2\n", "unknown key"},
@@ -83,6 +85,9 @@ START_TEST(shipped_grading_conf_parses)
     ck_assert_msg(kit_grade_config_load(&c, KIT_SOURCE_DIR "/tests/grading.conf", &err) == KIT_OK, "%s",
                   err.message);
     ck_assert(c.speedup_fraction > 0 && c.speedup_fraction <= 1);
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) /* every stage of stages.def, the new ones too: 10 points */
+        ck_assert_msg(c.points[k][0] + c.points[k][1] + c.points[k][2] == 10, "stage %d: %g + %g + %g points", k,
+                      c.points[k][0], c.points[k][1], c.points[k][2]);
     ck_assert_int_eq(kit_grade_config_load(&c, "/nonexistent/grading.conf", &err), KIT_BAD_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/grading.conf"));
 }
@@ -103,8 +108,8 @@ static void add(size_t n, unsigned threads, kit_pattern pattern, int repeat, kit
     c.seed = 1;
     c.repeat = repeat;
     c.status = status;
-    c.got = got;
-    c.expected = expected;
+    c.got.w[0] = got;
+    c.expected.w[0] = expected;
     snprintf(c.message, sizeof c.message, "%s", message);
     ck_assert(kit_case_log_add(&log_, &c));
 }
@@ -255,11 +260,11 @@ END_TEST
 
 /* ------------------------------------------------------------ speedup rule */
 
-static kit_speedup measured(double stage1_ms, double reference_ms, double student_ms, double spread)
+static kit_speedup measured(double baseline_ms, double reference_ms, double student_ms, double spread)
 {
     kit_speedup s;
     memset(&s, 0, sizeof s);
-    s.stage1_ms = stage1_ms;
+    s.baseline_ms = baseline_ms;
     s.reference_ms = reference_ms;
     s.student_ms = student_ms;
     s.spread = spread;
@@ -327,6 +332,217 @@ START_TEST(median_and_spread_are_the_middle_and_the_relative_iqr)
     double spread = 0;
     ck_assert(kit_median_spread(v, 5, &spread) == 3);
     ck_assert(spread > 0.66 && spread < 0.67); /* (4 - 2) / 3 */
+}
+END_TEST
+
+
+/* ------------------------------------------------------------ the problems of stages 9 to 15 */
+
+/* A case of stage \p stage with an answer of words. */
+static void add_value(size_t n, unsigned threads, kit_pattern pattern, int repeat, kit_status status,
+                      const kit_value *got, const char *message)
+{
+    kit_case c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.threads = threads;
+    c.pattern = pattern;
+    c.seed = 3;
+    c.repeat = repeat;
+    c.status = status;
+    c.got = *got;
+    snprintf(c.message, sizeof c.message, "%s", message);
+    ck_assert(kit_case_log_add(&log_, &c));
+}
+
+static kit_value float_value(float f)
+{
+    kit_value v;
+    memset(&v, 0, sizeof v);
+    memcpy(&v.w[0], &f, sizeof f);
+    return v;
+}
+
+/* The first stage of stages.def that reduces \p problem (0 if none). */
+static int stage_of(kit_problem problem)
+{
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        if (kit_problem_equal(kit_grade_problem(k), problem))
+            return k;
+    return 0;
+}
+
+START_TEST(stages_know_their_problem_baseline_and_speed_case_size)
+{
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        const int b = kit_grade_baseline(k);
+        ck_assert_msg(b >= 1 && b <= k, "stage %d: baseline %d", k, b);
+        ck_assert_msg(kit_problem_equal(kit_grade_problem(b), kit_grade_problem(k)) ||
+                          kit_problem_equal(kit_grade_problem(k), KIT_INT_SUM),
+                      "stage %d's baseline %d reduces another problem", k, b);
+        ck_assert(kit_grade_title(k)[0] != '\0');
+        /* the speed case reads the same bytes for every problem: 2^26 ints */
+        const size_t n = kit_grade_elements(k, (size_t)1 << 26);
+        ck_assert_uint_eq(n, ((size_t)1 << 26) / kit_in_words(kit_grade_problem(k)));
+    }
+    ck_assert_int_eq(kit_grade_baseline(7), 1);
+    const int float_stage = stage_of((kit_problem){KIT_FLOAT, KIT_SUM});
+    const int matrices = stage_of((kit_problem){KIT_MAT3, KIT_MIN});
+    ck_assert(float_stage > 0 && matrices > 0);
+    ck_assert_int_eq(kit_grade_baseline(float_stage), float_stage);
+    ck_assert_uint_eq(kit_grade_elements(matrices, (size_t)1 << 26), 7456540);
+    ck_assert(kit_grade_one_pass(8) && !kit_grade_one_pass(7));
+}
+END_TEST
+
+START_TEST(answers_travel_as_words_and_nothing_else_is_read)
+{
+    const kit_problem argmin = {KIT_INT, KIT_ARGMIN}, mat = {KIT_MAT3, KIT_MIN};
+    kit_value v, back;
+    memset(&v, 0, sizeof v);
+    v.w[0] = -8;
+    v.w[1] = 12345;
+    char text[128];
+    kit_value_to_words(argmin, &v, text, sizeof text);
+    ck_assert_str_eq(text, "fffffff8,3039");
+    ck_assert_uint_eq(kit_value_from_words(argmin, "fffffff8,3039 message=x", &back), 13);
+    ck_assert(back.w[0] == -8 && back.w[1] == 12345 && back.w[2] == 0);
+    for (int c = 0; c < 9; c++)
+        v.w[c] = c - 4;
+    kit_value_to_words(mat, &v, text, sizeof text);
+    ck_assert_uint_eq(kit_value_from_words(mat, text, &back), strlen(text));
+    ck_assert(memcmp(&v, &back, sizeof v) == 0);
+    /* too few words, too many digits, not hex, a sign: not an answer */
+    ck_assert_uint_eq(kit_value_from_words(argmin, "fffffff8", &back), 0);
+    ck_assert_uint_eq(kit_value_from_words(KIT_INT_SUM, "123456789", &back), 0);
+    ck_assert_uint_eq(kit_value_from_words(KIT_INT_SUM, "zz", &back), 0);
+    ck_assert_uint_eq(kit_value_from_words(KIT_INT_SUM, "-1", &back), 0);
+    ck_assert_uint_eq(kit_value_from_words(KIT_INT_SUM, "7b", &back), 2);
+    ck_assert_int_eq(back.w[0], 123);
+}
+END_TEST
+
+/* kit_grade judges each problem's answers from (problem, n, pattern, seed) alone. */
+START_TEST(the_grader_judges_every_problem_from_its_own_reference)
+{
+    char why[700];
+    kit_value got, expected;
+    const size_t n = 5000;
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++) {
+        const kit_problem p = kit_grade_problem(k);
+        for (int pattern = 0; pattern < KIT_PATTERN_COUNT; pattern++) {
+            /* the reference the harness would compute: right */
+            int32_t *words = malloc(n * kit_in_words(p) * sizeof *words);
+            ck_assert_ptr_nonnull(words);
+            kit_fill_problem(p, words, n, (kit_pattern)pattern, 77);
+            kit_reference ref;
+            kit_reference_compute(p, words, n, &ref);
+            free(words);
+            ck_assert_int_eq(kit_grade_judge(p, n, (kit_pattern)pattern, 77, &ref.answer, &expected, why, sizeof why),
+                             1);
+            ck_assert(memcmp(expected.w, ref.answer.w, kit_out_words(p) * sizeof(int32_t)) == 0);
+            /* one word off: wrong, and said why (a float far beyond the bound) */
+            got = ref.answer;
+            if (p.type == KIT_FLOAT)
+                got = float_value(1e9f);
+            else
+                got.w[kit_out_words(p) - 1] ^= 0x40;
+            ck_assert_int_eq(kit_grade_judge(p, n, (kit_pattern)pattern, 77, &got, &expected, why, sizeof why), 0);
+            ck_assert_msg(strstr(why, "expected") != NULL, "stage %d: %s", k, why);
+        }
+    }
+    /* a float sum within the error bound is right though not the nearest float */
+    const kit_problem fsum = {KIT_FLOAT, KIT_SUM};
+    ck_assert_int_eq(kit_grade_judge(fsum, 10000, KIT_PATTERN_POSITIONAL, 1, &got, &expected, why, sizeof why), 0);
+    float exact;
+    memcpy(&exact, &expected.w[0], sizeof exact);
+    ck_assert(exact == 50005000.0f);
+    got = float_value(nextafterf(exact, 0.0f));
+    ck_assert_int_eq(kit_grade_judge(fsum, 10000, KIT_PATTERN_POSITIONAL, 1, &got, &expected, why, sizeof why), 1);
+    got = float_value(50002896.0f); /* the course's running sum: far outside */
+    ck_assert_int_eq(kit_grade_judge(fsum, 10000, KIT_PATTERN_POSITIONAL, 1, &got, &expected, why, sizeof why), 0);
+    /* argmin: all ones tie everywhere, index 0 wins; a later index gets the tie message */
+    const kit_problem argmin = {KIT_INT, KIT_ARGMIN};
+    memset(&got, 0, sizeof got);
+    got.w[0] = 1;
+    got.w[1] = 4095;
+    ck_assert_int_eq(kit_grade_judge(argmin, n, KIT_PATTERN_ONES, 1, &got, &expected, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "ties must go to the smallest index") != NULL, "%s", why);
+    ck_assert(expected.w[0] == 1 && expected.w[1] == 0);
+    /* min from 0 instead of the identity */
+    const kit_problem min = {KIT_INT, KIT_MIN};
+    memset(&got, 0, sizeof got);
+    ck_assert_int_eq(kit_grade_judge(min, n, KIT_PATTERN_POSITIONAL, 2, &got, &expected, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "started from 0 instead of the identity") != NULL, "%s", why);
+}
+END_TEST
+
+START_TEST(a_float_stage_that_gives_other_bits_on_a_repeat_is_not_reproducible)
+{
+    const int k = stage_of((kit_problem){KIT_FLOAT, KIT_SUM});
+    ck_assert(k > 0);
+    kit_value a = float_value(524288.5f), b = float_value(524288.4375f);
+    add_value(1048583, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, &a, "");
+    add_value(1048583, 256, KIT_PATTERN_RANDOM, 1, KIT_OK, &a, "");
+    add_value(1048583, 256, KIT_PATTERN_RANDOM, 2, KIT_OK, &b, "");
+    add_value(6149, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, &a, "");
+    add_value(6149, 256, KIT_PATTERN_RANDOM, 1, KIT_OK, &a, "");
+    ck_assert_int_eq(kit_check_reproducible(k, log_.cases, log_.count), 1);
+    ck_assert_int_eq(log_.cases[2].status, KIT_WRONG_RESULT);
+    const char *message = log_.cases[2].message;
+    ck_assert_msg(strstr(message, "not reproducible: run 1 gave 524288.5 (bits 0x49000008), run 3 gave 524288.438 "
+                                  "(bits 0x49000007) (bits differ)") &&
+                      strstr(message, "atomicAdd") && strstr(message, "multi-pass tree"),
+                  "%s", message);
+    char out[4096];
+    ck_assert_int_eq(kit_diagnose(k, log_.cases, log_.count, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "different bits") && strstr(out, "not reproducible") && !strstr(out, "elements"), "%s",
+                  out);
+    kit_case_log_free(&log_);
+    /* the same in an int stage: all right, nothing to say */
+    kit_value one = {{1}};
+    add_value(1000, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, &one, "");
+    add_value(1000, 256, KIT_PATTERN_RANDOM, 1, KIT_OK, &one, "");
+    ck_assert_int_eq(kit_check_reproducible(3, log_.cases, log_.count), 0);
+    kit_case_log_free(&log_);
+}
+END_TEST
+
+START_TEST(diagnosis_counts_elements_only_for_the_int_sum)
+{
+    const int k = stage_of((kit_problem){KIT_INT, KIT_MIN});
+    ck_assert(k > 0);
+    kit_value zero = {{0}};
+    add_value(1000, 64, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, &zero, "expected 1, got 0: 0 is in no element");
+    char out[4096];
+    kit_diagnose(k, log_.cases, log_.count, out, sizeof out);
+    ck_assert_msg(!strstr(out, "lost") && !strstr(out, "counted twice") && strstr(out, "0 is in no element"), "%s",
+                  out);
+    kit_case_log_free(&log_);
+    /* and a race in an argmin says answers, shown as such */
+    const int a = stage_of((kit_problem){KIT_INT, KIT_ARGMIN});
+    ck_assert(a > 0);
+    kit_value x = {{-8, 3}}, y = {{-8, 17}};
+    add_value(6149, 256, KIT_PATTERN_RANDOM, 0, KIT_OK, &x, "");
+    add_value(6149, 256, KIT_PATTERN_RANDOM, 1, KIT_WRONG_RESULT, &y, "expected -8 at index 3, got -8 at index 17");
+    kit_diagnose(a, log_.cases, log_.count, out, sizeof out);
+    ck_assert_msg(strstr(out, "different answers") && strstr(out, "-8 at index 3, then -8 at index 17"), "%s", out);
+    kit_case_log_free(&log_);
+}
+END_TEST
+
+START_TEST(a_stage_that_is_its_own_baseline_must_reach_the_fraction_of_the_references_speed)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    const int k = stage_of((kit_problem){KIT_MAT3, KIT_MIN});
+    ck_assert(k > 0 && kit_grade_baseline(k) == k);
+    /* the runner times the reference once, as both: baseline = reference */
+    kit_speedup s = measured(1.0, 1.0, 1.2, 0.01); /* 0.83x the reference's speed */
+    ck_assert_int_eq(kit_speedup_decide(&c, k, &s, 0), KIT_VERDICT_PASS);
+    ck_assert(s.reference == 1.0 && s.required == 0.8);
+    s = measured(1.0, 1.0, 1.6, 0.01); /* 0.62x: the strided AoS read where the reference is coalesced */
+    ck_assert_int_eq(kit_speedup_decide(&c, k, &s, 0), KIT_VERDICT_FAIL);
 }
 END_TEST
 
@@ -423,8 +639,15 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     kit_report_csv_header(f);
     kit_report_csv_row(f, "alice", g, 5);
     fclose(f);
-    ck_assert_str_eq(text, "student,stage1,stage2,stage3,stage4,stage5,stage6,stage7,stage8,total,max_total\n"
-                           "alice,10,0,8,0,0,,,,18,50\n");
+    /* a column per stage of stages.def, empty for those not graded */
+    char expected[1024] = "student";
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), ",stage%d", k);
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), ",total,max_total\nalice,10,0,8,0,0");
+    for (int k = 6; k <= KIT_STAGE_COUNT; k++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), ",");
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), ",18,50\n");
+    ck_assert_str_eq(text, expected);
     free(text);
     clean_dir();
 }
@@ -494,10 +717,15 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --json %s --csv %s "
              "--student bob > %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, csv, dir);
     ck_assert_int_eq(system(command), 0);
+    char row[256] = "bob"; /* every stage 0 of 10, total 0 of 10 a stage */
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        snprintf(row + strlen(row), sizeof row - strlen(row), ",0");
+    snprintf(row + strlen(row), sizeof row - strlen(row), ",0,%d", 10 * KIT_STAGE_COUNT);
     snprintf(command, sizeof command, "grep -q 'stage 2 correctness: stage 2 wrote no result' %s/out.txt && "
-             "grep -q '\"tests\"' %s && grep -q '^bob,0,0,0,0,0,0,0,0,0,80$' %s", dir, json, csv);
+             "grep -q '\"tests\"' %s && grep -q '^%s$' %s", dir, json, row, csv);
     ck_assert_int_eq(system(command), 0);
-    snprintf(command, sizeof command, "%s --results %s --stage 9 2>/dev/null", KIT_GRADE_REPORT, dir);
+    snprintf(command, sizeof command, "%s --results %s --stage %d 2>/dev/null", KIT_GRADE_REPORT, dir,
+             KIT_STAGE_COUNT + 1);
     ck_assert_int_ne(system(command), 0);
     /* A student edition with stages 1 to 3 handed out: the others are not in its report or total. */
     snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --stages 1,2,3 --json %s "
@@ -506,7 +734,8 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     snprintf(command, sizeof command, "grep -q '^total .* 0 / 30$' %s/out.txt && ! grep -q '^4 ' %s/out.txt && "
              "! grep -q 'stage 4' %s", dir, dir, json);
     ck_assert_int_eq(system(command), 0);
-    snprintf(command, sizeof command, "%s --results %s --stages 1,9 2>/dev/null", KIT_GRADE_REPORT, dir);
+    snprintf(command, sizeof command, "%s --results %s --stages 1,%d 2>/dev/null", KIT_GRADE_REPORT, dir,
+             KIT_STAGE_COUNT + 1);
     ck_assert_int_ne(system(command), 0);
     snprintf(command, sizeof command, "rm -f %s/results.json %s/row.csv %s/out.txt", dir, dir, dir);
     ck_assert_int_eq(system(command), 0);
@@ -591,12 +820,20 @@ int main(void)
     tcase_add_test(diagnosis, diagnosis_names_the_tail_of_vector_loads_when_only_multiples_of_4_pass);
     tcase_add_test(diagnosis, diagnosis_names_no_size_rule_when_repeats_show_a_race);
     suite_add_tcase(suite, diagnosis);
+    TCase *problems = tcase_create("problems");
+    tcase_add_test(problems, stages_know_their_problem_baseline_and_speed_case_size);
+    tcase_add_test(problems, answers_travel_as_words_and_nothing_else_is_read);
+    tcase_add_test(problems, the_grader_judges_every_problem_from_its_own_reference);
+    tcase_add_test(problems, a_float_stage_that_gives_other_bits_on_a_repeat_is_not_reproducible);
+    tcase_add_test(problems, diagnosis_counts_elements_only_for_the_int_sum);
+    suite_add_tcase(suite, problems);
     TCase *speedup = tcase_create("speedup");
     tcase_add_test(speedup, speedup_passes_a_stage_as_fast_as_the_reference_and_fails_a_slow_one);
     tcase_add_test(speedup, speedup_measures_again_when_noisy_or_close_and_gives_the_benefit_of_the_doubt_at_the_end);
     tcase_add_test(speedup, speedup_never_fails_the_reference_itself_however_noisy);
     tcase_add_test(speedup, speedup_uses_the_absolute_minimum_when_it_is_higher);
     tcase_add_test(speedup, median_and_spread_are_the_middle_and_the_relative_iqr);
+    tcase_add_test(speedup, a_stage_that_is_its_own_baseline_must_reach_the_fraction_of_the_references_speed);
     suite_add_tcase(suite, speedup);
     TCase *report = tcase_create("report");
     tcase_add_test(report, result_files_round_trip);

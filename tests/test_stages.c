@@ -1,6 +1,7 @@
 /**
  * \file test_stages.c
- * \brief Correctness of every stage at every size class, block size and input pattern.
+ * \brief Correctness of every stage at every size class, block size and input pattern, on inputs
+ *        of the stage's own problem (its type and operator in common/stages.def).
  *
  *   test_stages solutions [K]   the reference solutions (or stage K) must all be exact
  *   test_stages labs [K]        the kernels in labs/ (fail until the student fills them in)
@@ -43,7 +44,7 @@ static int check_size(const kit_stage *stage, size_t n)
     kit_workspace ws;
     kit_error err = {KIT_OK, ""};
     int runs = 0;
-    ck_assert_msg(kit_workspace_init(&ws, n, &err) == KIT_OK, "%s", err.message);
+    ck_assert_msg(kit_workspace_init_problem(&ws, stage->problem, n, &err) == KIT_OK, "%s", err.message);
     int patterns = n > ((size_t)1 << 22) ? 2 : KIT_PATTERN_COUNT;
     for (int p = 0; p < patterns; p++) {
         ck_assert_msg(kit_workspace_fill(&ws, (kit_pattern)p, 1000u + (unsigned)n, &err) == KIT_OK, "%s",
@@ -51,7 +52,7 @@ static int check_size(const kit_stage *stage, size_t n)
         for (size_t b = 0; b < sizeof block_sizes / sizeof block_sizes[0]; b++) {
             if (block_sizes[b] < stage->min_threads || block_sizes[b] > stage->max_threads)
                 continue;
-            int got = 0;
+            kit_value got;
             kit_status status = kit_run_checked(stage, &ws, block_sizes[b], &got, &err);
             ck_assert_msg(status == KIT_OK, "%s: %s", kit_status_name(status), err.message);
             runs++;
@@ -69,7 +70,7 @@ START_TEST(stage_is_exact_at_every_size_block_size_and_pattern)
     ck_assert_msg(kit_gpu_open(&gpu, &err) == KIT_OK, "%s", err.message);
     int runs = 0, classes = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        if (sizes[s] > KIT_TEST_MAX_N)
+        if (sizes[s] > KIT_TEST_MAX_N || sizes[s] > kit_max_n(stage->problem))
             continue;
         runs += check_size(stage, sizes[s]);
         classes++;
@@ -85,9 +86,9 @@ START_TEST(unfilled_skeleton_fails_with_a_clear_message)
     kit_workspace ws;
     kit_error err = {KIT_OK, ""};
     ck_assert_msg(kit_gpu_open(&gpu, &err) == KIT_OK, "%s", err.message);
-    ck_assert_msg(kit_workspace_init(&ws, 100000, &err) == KIT_OK, "%s", err.message);
+    ck_assert_msg(kit_workspace_init_problem(&ws, stage->problem, 100000, &err) == KIT_OK, "%s", err.message);
     ck_assert_msg(kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 1, &err) == KIT_OK, "%s", err.message);
-    int got = 0;
+    kit_value got;
     kit_status status = kit_run_checked(stage, &ws, 256, &got, &err);
     ck_assert_msg(status == KIT_NO_RESULT, "stage %d's skeleton gave %s: %s", stage->number,
                   kit_status_name(status), err.message);

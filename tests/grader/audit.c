@@ -82,13 +82,20 @@ static const struct {
     int prefix; /* 1: every name that starts with this */
     name_rule rule;
 } source_names[] = {
-    /* what stage.h declares: a stage file uses these */
+    /* what stage.h declares: a stage file uses these (its element types, the macro that
+     * registers the launcher and what that expands to) */
     {"kit_pass_fn", 0, NAME_ALLOWED},
+    {"kit_argmin", 0, NAME_ALLOWED},
+    {"kit_mat3", 0, NAME_ALLOWED},
+    {"kit_signature", 0, NAME_ALLOWED},
+    {"kit_element_name", 0, NAME_ALLOWED},
+    {"kit_erased_launcher", 0, NAME_ALLOWED},
     {"KIT_REGISTER_STAGE", 0, NAME_ALLOWED},
     {"KIT_MAX_N", 0, NAME_ALLOWED},
     {"KIT_CAT", 0, NAME_ALLOWED},
     {"KIT_CAT_", 0, NAME_ALLOWED},
     {"KIT_SYMBOL", 0, NAME_ALLOWED},
+    {"KIT_SIGNATURE_SYMBOL", 0, NAME_ALLOWED},
     {"KIT_STAGE_H", 0, NAME_ALLOWED},
     /* platform probes: a stage file must behave the same on a GPU and on the CPU emulator, so
      * it must not ask which machine or compiler builds it (__CUDA_ARCH__ stays allowed: it is
@@ -860,7 +867,8 @@ static kit_audit_verdict refuse_name(audit *a, const token *tok, name_rule rule)
     case NAME_KIT:
         return say(a, KIT_AUDIT_FORBIDDEN,
                    "%s uses %.*s (%s): the kit's harness and reference stages are not for a stage to call; a "
-                   "stage file uses only what stage.h declares (KIT_REGISTER_STAGE, kit_pass_fn, KIT_MAX_N).",
+                   "stage file uses only what stage.h declares (KIT_REGISTER_STAGE, kit_argmin, kit_mat3, KIT_MAX_N, "
+                   "...).",
                    a->who, len, name, where);
     case NAME_INTERNAL:
         return say(a, KIT_AUDIT_FORBIDDEN,

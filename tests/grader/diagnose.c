@@ -57,23 +57,81 @@ static void say(char *out, size_t size, const char *format, ...)
     va_end(args);
 }
 
-/* Same input (n, threads, pattern, seed), different answers: nothing but a race does that. */
-static const kit_case *find_unstable(const kit_case *cases, int count, const kit_case **other)
+static int same_input(const kit_case *a, const kit_case *b)
+{
+    return a->n == b->n && a->threads == b->threads && a->pattern == b->pattern && a->seed == b->seed;
+}
+
+static int same_answer(kit_problem problem, const kit_case *a, const kit_case *b)
+{
+    return memcmp(a->got.w, b->got.w, kit_out_words(problem) * sizeof(int32_t)) == 0;
+}
+
+/* Same input (n, threads, pattern, seed), different answers: nothing but a race does that (or,
+ * for a float sum, additions in another order). */
+static const kit_case *find_unstable(kit_problem problem, const kit_case *cases, int count, const kit_case **other)
 {
     for (int i = 0; i < count; i++) {
         if (cases[i].repeat == 0 || kit_status_is_fatal(cases[i].status))
             continue;
         for (int j = 0; j < i; j++) {
             const kit_case *a = &cases[j], *b = &cases[i];
-            if (a->n == b->n && a->threads == b->threads && a->pattern == b->pattern && a->seed == b->seed &&
-                (a->status == KIT_OK || a->status == KIT_WRONG_RESULT) &&
-                (b->status == KIT_OK || b->status == KIT_WRONG_RESULT) && a->got != b->got) {
+            if (same_input(a, b) && (a->status == KIT_OK || a->status == KIT_WRONG_RESULT) &&
+                (b->status == KIT_OK || b->status == KIT_WRONG_RESULT) && !same_answer(problem, a, b)) {
                 *other = a;
                 return b;
             }
         }
     }
     return NULL;
+}
+
+/* "0.5 (bits 0x3f000000)" for floats, where two answers may print alike; else kit_format_value's. */
+static void show_answer(kit_problem problem, const kit_value *value, char *out, size_t size)
+{
+    char text[160];
+    kit_format_value(problem, value, text, sizeof text);
+    if (problem.type == KIT_FLOAT)
+        snprintf(out, size, "%s (bits 0x%08x)", text, (unsigned)value->w[0]);
+    else
+        snprintf(out, size, "%s", text);
+}
+
+int kit_check_reproducible(int stage, kit_case *cases, int count)
+{
+    const kit_problem problem = kit_grade_problem(stage);
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        kit_case *b = &cases[i];
+        if (b->repeat == 0 || b->status != KIT_OK)
+            continue;
+        const kit_case *a = NULL; /* the first run of this input */
+        for (int j = i - 1; j >= 0 && !a; j--)
+            if (cases[j].repeat == 0 && same_input(&cases[j], b))
+                a = &cases[j];
+        if (!a || a->status != KIT_OK || same_answer(problem, a, b))
+            continue;
+        char first[200], now[200];
+        show_answer(problem, &a->got, first, sizeof first);
+        show_answer(problem, &b->got, now, sizeof now);
+        const char *why =
+            problem.type == KIT_FLOAT
+                ? "both are within the error bound, but the same input must give the same bits every run: a float "
+                  "atomicAdd adds in whatever order the blocks finish, and float addition is not associative; stage "
+                  "%d asks for a multi-pass tree (each block writes its partial sum, the next pass adds those), whose "
+                  "order of additions is the same every run"
+                : "the same input must give the same answer every run (stage %d): a race?";
+        char reason[600];
+        snprintf(reason, sizeof reason, why, stage);
+        snprintf(b->message, sizeof b->message,
+                 "stage %d, n = %zu, %u threads, %s input, seed %llu: not reproducible: run 1 gave %.120s, run %d gave "
+                 "%.120s%s: %.420s",
+                 stage, b->n, b->threads, kit_pattern_name(b->pattern), b->seed, first, b->repeat + 1, now,
+                 problem.type == KIT_FLOAT ? " (bits differ)" : "", reason);
+        b->status = KIT_WRONG_RESULT;
+        failed++;
+    }
+    return failed;
 }
 
 /* Block sizes with and without failures, as "64, 128 and 512". */
@@ -87,6 +145,8 @@ static void list_threads(char *out, size_t size, const unsigned *values, int cou
 int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t size)
 {
     out[0] = '\0';
+    const kit_problem problem = kit_grade_problem(stage);
+    const int int_sum = kit_problem_equal(problem, KIT_INT_SUM);
     int failed = 0, ran = 0;
     const kit_case *first = NULL, *fatal = NULL;
     for (int i = 0; i < count; i++) {
@@ -126,28 +186,41 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
             return failed;
     }
 
-    /* A race: the same input gave different sums. */
-    const kit_case *other = NULL, *unstable = find_unstable(cases, count, &other);
-    if (unstable)
-        say(out, size, "The same input gave different sums on repeated runs (n = %zu, %u threads: %d, then %d): "
-            "a race. Is a __syncthreads() missing between the steps of the tree, or does the last warp read "
-            "shared memory without __syncwarp() (volatile is not enough)? ",
-            unstable->n, unstable->threads, other->got, unstable->got);
+    /* A race: the same input gave different answers (for a float sum: different bits, each
+     * within the error bound perhaps, but not reproducible). */
+    const kit_case *other = NULL, *unstable = find_unstable(problem, cases, count, &other);
+    if (unstable) {
+        char before[200], after[200];
+        show_answer(problem, &other->got, before, sizeof before);
+        show_answer(problem, &unstable->got, after, sizeof after);
+        if (problem.type == KIT_FLOAT)
+            say(out, size, "The same input gave different bits on repeated runs (n = %zu, %u threads: %s, then %s): "
+                "not reproducible. Float atomics (an atomicAdd per block into one sum) add in the order the blocks "
+                "finish, which changes from run to run; a multi-pass tree adds in the same order every time. If "
+                "there is no atomic, a race: is a __syncthreads() missing between the steps of the tree? ",
+                unstable->n, unstable->threads, before, after);
+        else
+            say(out, size, "The same input gave different %s on repeated runs (n = %zu, %u threads: %s, then %s): "
+                "a race. Is a __syncthreads() missing between the steps of the tree, or does the last warp read "
+                "shared memory without __syncwarp() (volatile is not enough)? ",
+                int_sum ? "sums" : "answers", unstable->n, unstable->threads, before, after);
+    }
 
-    /* All ones: the answer counts elements (when it is a count at all: 0..2n). */
-    for (int i = 0; i < count; i++) {
+    /* All ones: the int sum's answer counts elements (when it is a count at all: 0..2n). */
+    for (int i = 0; i < count && int_sum; i++) {
         const kit_case *c = &cases[i];
         if (c->pattern != KIT_PATTERN_ONES || c->status != KIT_WRONG_RESULT)
             continue;
-        long long diff = (long long)c->got - c->expected;
+        long long diff = (long long)c->got.w[0] - c->expected.w[0];
         long long magnitude = diff < 0 ? -diff : diff;
         const char *plural = magnitude == 1 ? "" : "s";
         if (diff < 0 && magnitude <= (long long)c->n)
             say(out, size, "With all ones, n = %zu and %u threads gave %d: %lld element%s lost. ", c->n, c->threads,
-                c->got, magnitude, plural);
+                c->got.w[0], magnitude, plural);
         else if (diff > 0 && magnitude <= (long long)c->n && diff % KIT_INPUT_GUARD_VALUE != 0)
             say(out, size, "With all ones, n = %zu and %u threads gave %d: %lld element%s counted twice; do the "
-                "blocks overlap (block count or block start index)? ", c->n, c->threads, c->got, magnitude, plural);
+                "blocks overlap (block count or block start index)? ", c->n, c->threads, c->got.w[0], magnitude,
+                plural);
         break;
     }
 

@@ -13,9 +13,10 @@
  *   1. the audit (audit.c) reads the compiled stage file: what it calls, which kernels it
  *      embeds, what it includes; calling anything but its own kernels fails correctness and speed;
  *   2. the stage runs in its runner (runner.c), sandboxed (sandbox.c), which answers on a pipe;
- *   3. every answer is checked here: each case's exact sum is recomputed from n, pattern and
- *      seed, the speed rule is decided from the medians, and a runner that ends early, forks or
- *      answers twice gets nothing;
+ *   3. every answer is checked here: each case's reference is recomputed from the stage's problem,
+ *      n, pattern and seed and the answer judged (answers.c), repeats of an input must give the
+ *      bits its first run gave, the speed rule is decided from the medians, and a runner that
+ *      ends early, forks or answers twice gets nothing;
  *   4. the result files for the report (results.c) are written here, and only here.
  * Each check is a Check test, run in a forked child with a time limit (no CUDA in this process,
  * so forking is safe).
@@ -190,22 +191,6 @@ static const char *subject(void)
     return text;
 }
 
-/* The exact sum of a case's input, recomputed here (cached: repeats reuse an input). */
-static int expected_for(size_t n, kit_pattern pattern, unsigned long long seed)
-{
-    static size_t last_n = 0;
-    static kit_pattern last_pattern;
-    static unsigned long long last_seed;
-    static int last = 0;
-    if (n != last_n || pattern != last_pattern || seed != last_seed) {
-        last = kit_expected_int(kit_pattern_sum(n, pattern, seed));
-        last_n = n;
-        last_pattern = pattern;
-        last_seed = seed;
-    }
-    return last;
-}
-
 /* "message=" runs to the end of the line. */
 static const char *message_of(const char *line)
 {
@@ -216,25 +201,30 @@ static const char *message_of(const char *line)
 static int parse_case(const char *line, kit_case *c)
 {
     char pattern[32];
-    int status = 0;
+    int status = 0, used = 0;
     memset(c, 0, sizeof *c);
-    if (sscanf(line, "case n=%zu threads=%u pattern=%31s seed=%llu repeat=%d status=%d got=%d", &c->n, &c->threads,
-               pattern, &c->seed, &c->repeat, &status, &c->got) != 7)
+    if (sscanf(line, "case n=%zu threads=%u pattern=%31s seed=%llu repeat=%d status=%d got=%n", &c->n, &c->threads,
+               pattern, &c->seed, &c->repeat, &status, &used) != 6 || used == 0)
+        return 0;
+    const kit_problem problem = kit_grade_problem(args.stage);
+    size_t words = kit_value_from_words(problem, line + used, &c->got);
+    if (words == 0 || (line[used + words] != ' ' && line[used + words] != '\0'))
         return 0;
     kit_error err;
     if (kit_pattern_parse(pattern, &c->pattern, &err) != KIT_OK || status < 0 || status > KIT_NOT_RELEASED ||
-        c->n < 1 || c->n > KIT_MAX_N)
+        c->n < 1 || c->n > kit_max_n(problem))
         return 0;
     c->status = (kit_status)status;
     snprintf(c->message, sizeof c->message, "%s", message_of(line));
-    /* The runner's word is not enough: the sum must be the one computed here. */
-    c->expected = expected_for(c->n, c->pattern, c->seed);
-    if (c->status == KIT_OK && c->got != c->expected) {
-        c->status = KIT_WRONG_RESULT;
-        snprintf(c->message, sizeof c->message,
-                 "stage %d, n = %zu, %u threads, %s input, seed %llu: expected %d, got %d (the runner reported it "
-                 "as right; the grader's own sum says otherwise)",
-                 args.stage, c->n, c->threads, pattern, c->seed, c->expected, c->got);
+    /* The runner's word is not enough: the answer must be right by the reference computed here. */
+    char why[700];
+    int right = kit_grade_judge(problem, c->n, c->pattern, c->seed, &c->got, &c->expected, why, sizeof why);
+    if (c->status == KIT_OK && right != 1) {
+        c->status = right < 0 ? KIT_OUT_OF_MEMORY : KIT_WRONG_RESULT;
+        snprintf(c->message, sizeof c->message, "stage %d, n = %zu, %u threads, %s input, seed %llu: %s%s", args.stage,
+                 c->n, c->threads, pattern, c->seed, why,
+                 right < 0 ? ": an answer the grader cannot check does not count"
+                           : " (the runner reported it as right; the grader's own reference says otherwise)");
     }
     return 1;
 }
@@ -256,10 +246,10 @@ static void parse_reply(runner_reply *r)
         } else if (strncmp(line, "case ", 5) == 0 && parse_case(line, &c)) {
             kit_case_log_add(&r->log, &c);
         } else if (strncmp(line, "speedup ", 8) == 0 &&
-                   sscanf(line, "speedup n=%zu seed=%llu threads=%*u student=%lf reference=%lf stage1=%lf spread=%lf "
+                   sscanf(line, "speedup n=%zu seed=%llu threads=%*u student=%lf reference=%lf baseline=%lf spread=%lf "
                                 "samples=%d attempts=%d copy=%lf floor=%lf",
                           &r->speed_n, &r->speed_seed, &r->speedup.student_ms, &r->speedup.reference_ms,
-                          &r->speedup.stage1_ms, &r->speedup.spread, &r->speedup.samples, &r->speedup.attempts,
+                          &r->speedup.baseline_ms, &r->speedup.spread, &r->speedup.samples, &r->speedup.attempts,
                           &r->speedup.copy_ms, &r->speedup.floor_ms) == 10) {
             r->has_speedup++;
         } else if (strncmp(line, "error status=", 13) == 0) {
@@ -280,6 +270,8 @@ static void parse_reply(runner_reply *r)
     }
     if (r->problem[0])
         return;
+    /* Every repeat of an input must give the bits of its first run (a float sum too). */
+    kit_check_reproducible(args.stage, r->log.cases, r->log.count);
     if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1)
         snprintf(r->problem, sizeof r->problem, "%s answered more than once (did it fork?); nothing it said counts",
                  subject());
@@ -489,7 +481,7 @@ END_TEST
 START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 {
     char max_n[32];
-    snprintf(max_n, sizeof max_n, "%zu", KIT_EMULATED_MAX_N);
+    snprintf(max_n, sizeof max_n, "%zu", kit_grade_elements(args.stage, KIT_EMULATED_MAX_N));
     char *request[] = {"correctness", "--max-n", max_n, NULL};
     runner_reply r;
     ask_runner(args.runner, request, 600, &r);
@@ -517,8 +509,9 @@ static void choose_speed_case(size_t base, int given_n_applies, size_t *n, unsig
 }
 
 /*
- * One speed case near \p base: the runner times the student's stage against reference stages 1
- * and K at that n, and the rule decides (kit_speedup_decide). \p where names the case in the
+ * One speed case near \p base elements: the runner times the student's stage against reference
+ * stage K and the reference of its baseline stage (stages.def) at that n, and the rule decides
+ * (kit_speedup_decide). \p where names the case in the
  * message ("" for the main one). Fills \p result, whose outcome says whether it passed.
  */
 static void speed_case(size_t base, int given_n_applies, const char *where, kit_result *result)
@@ -552,18 +545,28 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
         result->required = s.required;
         result->reference = s.reference;
         result->spread = s.spread;
-        char rule[160];
+        const int baseline = kit_grade_baseline(args.stage);
+        char rule[200], measured[200];
         if (config.min_speedup[args.stage] >= config.speedup_fraction * s.reference)
             snprintf(rule, sizeof rule, "the configured minimum for stage %d; reference stage %d reached %.2fx",
                      args.stage, args.stage, s.reference);
+        else if (baseline == args.stage)
+            snprintf(rule, sizeof rule, "%.2g x the reference's own speed: stage %d is its own baseline",
+                     config.speedup_fraction, args.stage);
         else
             snprintf(rule, sizeof rule, "%.2g x reference stage %d's %.2fx in this run", config.speedup_fraction,
                      args.stage, s.reference);
+        if (baseline == args.stage)
+            snprintf(measured, sizeof measured, "runs at %.2fx the speed of reference stage %d (%s)", s.achieved,
+                     baseline, kit_grade_title(baseline));
+        else
+            snprintf(measured, sizeof measured, "is %.2fx faster than reference stage %d (%s)", s.achieved, baseline,
+                     kit_grade_title(baseline));
         snprintf(result->message, sizeof result->message,
-                 "stage %d is %.2fx faster than reference stage 1%s; required %.2fx (%s). Timed at n = %zu (chosen "
-                 "at random for this run), seed %llu, %u threads, median of %d interleaved samples each, spread "
-                 "%.1f%%, %d attempt(s), the input changed and the sum checked before every repetition%s%s",
-                 args.stage, s.achieved, where, s.required, rule, n, seed, config.speedup_threads, s.samples,
+                 "stage %d %s%s; required %.2fx (%s). Timed at n = %zu (chosen at random for this run), seed %llu, "
+                 "%u threads, median of %d interleaved samples each, spread %.1f%%, %d attempt(s), the input changed "
+                 "and the answer checked before every repetition%s%s",
+                 args.stage, measured, where, s.required, rule, n, seed, config.speedup_threads, s.samples,
                  100 * s.spread, s.attempts, s.within_noise ? "; passed within the measurement's noise" : "",
                  result->outcome == KIT_OUTCOME_PASS ? ""
                  : r.advice[0] ? ". Why: " /* the runner's word on the grid, from this run */
@@ -581,7 +584,7 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
 START_TEST(reaches_the_required_speedup_over_reference_stage_1)
 {
     kit_result result;
-    speed_case(config.speedup_n, 1, "", &result);
+    speed_case(kit_grade_elements(args.stage, config.speedup_n), 1, "", &result);
     kit_result_write(args.results, args.stage, KIT_PART_SPEEDUP, &result);
     ck_assert_msg(result.outcome == KIT_OUTCOME_PASS, "%s", result.message);
 }
@@ -598,7 +601,8 @@ START_TEST(reaches_the_required_speedup_also_at_a_small_n_where_launch_latency_d
 {
     kit_result main_case, result;
     kit_result_read(args.results, args.stage, KIT_PART_SPEEDUP, &main_case);
-    speed_case(config.latency_n[args.stage], 0, " where launch latency decides", &result);
+    speed_case(kit_grade_elements(args.stage, config.latency_n[args.stage]), 0, " where launch latency decides",
+               &result);
     kit_result merged = result;
     if (main_case.outcome == KIT_OUTCOME_PASS || main_case.outcome == KIT_OUTCOME_FAIL) {
         merged = main_case.outcome == KIT_OUTCOME_FAIL || result.outcome == KIT_OUTCOME_PASS ? main_case : result;
@@ -658,11 +662,19 @@ static int record(SRunner *runner, const char *tcase, kit_part part, const char 
             fclose(f);
             remove(path);
         }
-        snprintf(r.message, sizeof r.message, "%s%s%s%s",
-                 failed                       ? message
-                 : part == KIT_PART_EMULATED ? "every run gave the exact sum on the CPU emulator (n up to 2^20 + 7)"
-                                              : "every run gave the exact sum",
-                 note[0] ? " (" : "", note, note[0] ? ")" : "");
+        const kit_problem problem = kit_grade_problem(args.stage);
+        const char *right = kit_problem_equal(problem, KIT_INT_SUM) ? "every run gave the exact sum"
+                            : problem.type == KIT_FLOAT ? "every run was within the error bound of the exact sum, and "
+                                                          "repeats gave the same bits"
+                                                        : "every run gave the right answer";
+        char emulated[128] = "";
+        const size_t largest = kit_grade_elements(args.stage, KIT_EMULATED_MAX_N);
+        if (!failed && part == KIT_PART_EMULATED && largest == KIT_EMULATED_MAX_N)
+            snprintf(emulated, sizeof emulated, " on the CPU emulator (n up to 2^20 + 7)");
+        else if (!failed && part == KIT_PART_EMULATED)
+            snprintf(emulated, sizeof emulated, " on the CPU emulator (n up to %zu, 2^20 + 7 ints' worth)", largest);
+        snprintf(r.message, sizeof r.message, "%s%s%s%s%s", failed ? message : right, emulated, note[0] ? " (" : "",
+                 note, note[0] ? ")" : "");
     }
     if (device && *device)
         snprintf(r.gpu, sizeof r.gpu, "%s", device);

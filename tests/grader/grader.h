@@ -3,12 +3,16 @@
  * \brief The grader: what `make check` runs for each stage, as a library.
  *
  * Grading a stage has three parts, each a CTest test of its own:
- *   - correctness: the stage against the exact sum over a matrix of sizes, block sizes,
- *     input patterns and seeds, plus repeated runs; failures are summed up into one
- *     message with the most likely cause (kit_diagnose());
+ *   - correctness: the stage against the right answer (common/problems.c: exact, or for floats
+ *     within an error bound) over a matrix of sizes, block sizes, input patterns and seeds, plus
+ *     repeated runs, which must give the same bits (a float stage must be reproducible);
+ *     failures are summed up into one message with the most likely cause (kit_diagnose());
  *   - speedup: the student's stage and the reference stages timed in one process,
- *     interleaved, at n = 2^26; the student's cumulative speedup over reference stage 1 must
- *     reach a fraction of what reference stage K reaches in the same run (kit_speedup_decide());
+ *     interleaved, at 2^26 ints' worth of input (speedup.n / the words of an element); the
+ *     student's speedup over the reference of the row's baseline stage (stages.def's last
+ *     column: stage 1 for the int sums) must reach a fraction of what reference stage K reaches
+ *     in the same run (kit_speedup_decide()); for a row that is its own baseline that reads:
+ *     at least the fraction of the reference's own speed;
  *   - sanitizer: the stage's runner runs a few small cases once, at every supported block size
  *     (kit_grade_run_once()), under compute-sanitizer's racecheck, synccheck, memcheck and
  *     initcheck (tests/sanitize.sh).
@@ -18,8 +22,9 @@
  *     reference stages it is timed against and the harness (common/kit.h, on a GPU or on the
  *     CPU emulator); it runs the cases and answers on a pipe, in a sandbox (sandbox.c);
  *   - kit_grade (grade.c) never loads student code and never calls CUDA: it audits the
- *     compiled stage file (audit.c), asks the runner, checks every answer itself (the exact
- *     sums are recomputed from n, pattern and seed), decides, and writes the result files.
+ *     compiled stage file (audit.c), asks the runner, checks every answer itself (each case's
+ *     reference is recomputed from problem, n, pattern and seed and the answer judged with
+ *     kit_judge(); answers.c), decides, and writes the result files.
  * The host-only parts (config, diagnosis, speedup rule, result files, report, audit,
  * sandbox: library kit_grader_host) are tested in CI without a GPU.
  */
@@ -53,9 +58,25 @@ typedef enum kit_part {
 /** Whether \p p is one of the compute-sanitizer parts. */
 #define KIT_PART_IS_SANITIZER(p) ((p) >= KIT_PART_RACECHECK && (p) < KIT_PART_RACECHECK + KIT_SANITIZER_PARTS)
 
-/** The largest n graded on the CPU emulator: the harness's size classes up to 2^20 + 7
- *  (2^26 would take minutes per stage on a CPU). */
+/** The largest input graded on the CPU emulator, in 4-byte words: the harness's size classes up
+ *  to n = 2^20 + 7 ints (2^26 would take minutes per stage on a CPU); for 3x3 matrices
+ *  kit_grade_elements() of it, 116,509 (the correctness matrix adds that n: several passes, a
+ *  ragged last block), as 2^20 + 7 of them took 2 minutes of CPU a stage. */
 #define KIT_EMULATED_MAX_N (((size_t)1 << 20) + 7)
+
+/* ---------------------------------------------------------------- the stages (stages.c) */
+
+/** What stage \p stage reduces (its row of common/stages.def; the int sum for a number out of range). */
+kit_problem kit_grade_problem(int stage);
+/** The stage whose reference stage \p stage's speed is measured against (stages.def's last column). */
+int kit_grade_baseline(int stage);
+/** The stage's title ("3x3 matrices, 9 ints per thread"). */
+const char *kit_grade_title(int stage);
+/** Whether the stage finishes in one pass (KIT_PASSES_ONE). */
+int kit_grade_one_pass(int stage);
+/** The n of stage \p stage's speed case for \p n ints' worth of input: n / kit_in_words()
+ *  (the same bytes for every problem: 2^26 ints, or 2^26 / 9 matrices). */
+size_t kit_grade_elements(int stage, size_t n_ints);
 
 /** Name of a part as used in file names and reports ("correctness", "racecheck", ...). */
 const char *kit_part_name(kit_part part);
@@ -98,7 +119,8 @@ typedef struct kit_case {
     unsigned long long seed;
     int repeat;          /**< 0 for the first run of this input, 1.. for repeats */
     kit_status status;
-    int got, expected;   /**< the stage's answer (when it gave one) and the exact sum */
+    kit_value got;       /**< the stage's answer, when it gave one (kit_out_words() words; the rest 0) */
+    kit_value expected;  /**< the right answer (the int sum's: w[0]; a float sum's: the exact sum, rounded) */
     char message[sizeof(((kit_error *)0)->message)];
 } kit_case;
 
@@ -115,10 +137,36 @@ void kit_case_log_free(kit_case_log *log);
 /**
  * One message about all failed cases of a stage: the likely cause where the pattern of
  * failures shows one (hard-coded block size, power-of-two sizes only, a grid rounded down,
- * blocks that overlap, a race, ...), how many runs failed, and the first failure in full.
+ * blocks that overlap, a race, answers that change from run to run, ...), how many runs
+ * failed, and the first failure in full. The counts of lost elements are the int sum's only.
  * Returns the number of failed cases (0: \p out is empty).
  */
 int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t size);
+
+/**
+ * Reproducibility: every repeat of an input (same n, block size, pattern and seed) must give
+ * the bits its first run gave. A repeat that passed but differs from a first run that passed
+ * (a float sum within the error bound both times, added in another order) becomes
+ * KIT_WRONG_RESULT with a message that says so ("not reproducible: run 1 gave X, run 2 gave Y
+ * (bits differ): ..."). Returns how many cases it failed.
+ */
+int kit_check_reproducible(int stage, kit_case *cases, int count);
+
+/**
+ * kit_grade's own judgement of one case: the reference of \p problem for \p n elements of
+ * \p pattern with \p seed (kit_fill_problem() and kit_reference_compute(), or for the int sum
+ * kit_pattern_sum() without storing the input; the last input is kept, as repeats reuse it),
+ * judged with kit_judge(). \p expected gets the right answer. Returns 1 when \p got is right,
+ * 0 when not (\p why says why), -1 when the grader has no memory to check it (\p why says so).
+ */
+int kit_grade_judge(kit_problem problem, size_t n, kit_pattern pattern, unsigned long long seed, const kit_value *got,
+                    kit_value *expected, char *why, size_t size);
+
+/** Writes the words of an answer for the runner's pipe: "1a,ffffff00" (kit_out_words() of them, hex). */
+void kit_value_to_words(kit_problem problem, const kit_value *value, char *out, size_t size);
+/** Reads what kit_value_to_words() wrote (exactly kit_out_words() words; the rest of \p value 0);
+ *  returns the characters read, or 0 if the text is not that. */
+size_t kit_value_from_words(kit_problem problem, const char *text, kit_value *value);
 
 /** Whether \p status leaves the CUDA context unusable (no further run can be trusted). */
 int kit_status_is_fatal(kit_status status);
@@ -130,15 +178,17 @@ typedef enum kit_verdict { KIT_VERDICT_PASS, KIT_VERDICT_FAIL, KIT_VERDICT_MEASU
 
 /** The numbers of the speedup case and the verdict on them. */
 typedef struct kit_speedup {
-    double student_ms, reference_ms, stage1_ms;  /**< medians over all samples so far */
+    double student_ms, reference_ms; /**< medians over all samples so far */
+    double baseline_ms;  /**< the reference of the row's baseline stage (stage 1 for the int sums; the
+                              reference itself for a row that is its own baseline) */
     double spread;       /**< largest relative spread (IQR / median) of the three */
-    double achieved;     /**< stage1_ms / student_ms */
-    double reference;    /**< stage1_ms / reference_ms */
+    double achieved;     /**< baseline_ms / student_ms */
+    double reference;    /**< baseline_ms / reference_ms (1 for a row that is its own baseline) */
     double required;     /**< max(fraction x reference, absolute minimum) */
     int samples;         /**< samples per implementation */
     int attempts;
     int within_noise;    /**< passed only within the measurement's noise */
-    double copy_ms;      /**< a device-to-device copy of the same n ints, measured in the same run */
+    double copy_ms;      /**< a device-to-device copy of the same input, measured in the same run */
     double floor_ms;     /**< no repetition may be faster (kit_read_floor_ms of the copy) */
     kit_verdict verdict;
 } kit_speedup;
@@ -214,25 +264,36 @@ void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *g
 /* ---------------------------------------------------------------- running stages */
 
 /**
- * The matrix of correctness cases for one stage: every size class (1, around a warp, below
- * one block, just past one and two blocks, powers of two and not, several passes), every
- * supported block size, every input pattern, two seeds, then repeated runs of a few inputs.
- * Runs until the matrix is done or a run leaves the GPU unusable. \p large: n = 2^26 only.
- * \p max_n (0: none) leaves out larger sizes and folds the scattered ones below it.
+ * The matrix of correctness cases for one stage, on inputs of its problem: every size class
+ * (1, around a warp, below one block, just past one and two blocks, powers of two and not,
+ * several passes), every supported block size, every input pattern, two seeds; for a float
+ * stage then KIT_REPRODUCIBLE_RUNS runs of two random inputs at every block size (the largest
+ * as large as \p max_n allows), which must give the same bits (kit_check_reproducible()).
+ * Runs until the matrix is done or a run leaves the GPU unusable. \p large: 2^26 ints' worth
+ * only (kit_grade_elements()). \p max_n (0: none) leaves out larger sizes and folds the
+ * scattered ones below it.
  */
 kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
                                  kit_error *err);
 
-/** n = KIT_MAX_N (2^30 ints, 4 GiB) at every block size: what only a huge n shows (32-bit overflows). */
+/** Runs of one input in the correctness matrix of a float stage (kit_grade_correctness()). */
+#define KIT_REPRODUCIBLE_RUNS 4
+
+/** n = kit_max_n() (2^30 words, 4 GiB: 2^30 ints, 2^30 / 9 matrices) at the smallest and largest block
+ *  size: what only a huge n shows (32-bit overflows). */
 kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err);
 
-/** The same two inputs ten times at every block size: a race shows as answers that differ. */
+/** The same two inputs ten times at every block size: a race, or a float sum added in another
+ *  order each time, shows as answers that differ. */
 kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err);
 
 /**
- * The speedup case at n = config->speedup_n with input \p seed (the grader picks both at random
- * for each run); \p s gets the numbers and verdict. Every timed repetition runs on a changed
- * input and is checked, and none may beat the copy-bandwidth floor. KIT_OK unless a run failed.
+ * The speedup case at n = config->speedup_n elements with input \p seed (the grader picks both
+ * at random for each run, n already divided by the words of an element); \p s gets the numbers
+ * and verdict. The student's stage, its reference and the reference of its baseline stage
+ * (reference_table's stage student->baseline; not timed twice where that is the reference
+ * itself) are timed interleaved. Every timed repetition runs on a changed input and is
+ * checked, and none may beat the copy-bandwidth floor. KIT_OK unless a run failed.
  */
 kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *student,
                              const kit_stage *reference_table, unsigned long long seed, kit_speedup *s,

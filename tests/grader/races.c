@@ -7,6 +7,7 @@
  * emulator) every data race, in shared or global memory, is reported as well.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
@@ -33,7 +34,7 @@ int kit_emulated_races(const kit_stage *stage, FILE *out)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         kit_workspace ws;
         kit_error err = {KIT_OK, ""};
-        if (kit_workspace_init(&ws, sizes[s], &err) != KIT_OK ||
+        if (kit_workspace_init_problem(&ws, stage->problem, sizes[s], &err) != KIT_OK ||
             kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 5, &err) != KIT_OK) {
             fprintf(stderr, "cannot set up n = %zu: %s\n", sizes[s], err.message);
             return 2;
@@ -43,14 +44,16 @@ int kit_emulated_races(const kit_stage *stage, FILE *out)
                 (t > 0 && threads[t] == threads[t - 1]))
                 continue;
             kit_status status[ORDER_COUNT];
-            int got[ORDER_COUNT], differ = 0;
+            kit_value got[ORDER_COUNT];
+            int differ = 0;
+            const size_t words = kit_out_words(stage->problem);
             for (int o = 0; o < ORDER_COUNT; o++) {
                 emu_set_order(orders[o].order, orders[o].seed);
-                got[o] = 0;
+                memset(&got[o], 0, sizeof got[o]);
                 status[o] = kit_run_checked(stage, &ws, threads[t], &got[o], &err);
                 if (status[o] == KIT_CUDA_ERROR || status[o] == KIT_TIMEOUT)
                     cudaDeviceReset(); /* the emulator's faults are sticky, as a GPU's */
-                differ |= o > 0 && (status[o] != status[0] || got[o] != got[0]);
+                differ |= o > 0 && (status[o] != status[0] || memcmp(got[o].w, got[0].w, words * sizeof(int32_t)) != 0);
             }
             emu_set_order(EMU_ORDER_FORWARD, 0);
             cases++;
@@ -59,10 +62,17 @@ int kit_emulated_races(const kit_stage *stage, FILE *out)
             racy++;
             fprintf(out, "stage %d (%s), n = %zu, %u threads: the result depends on the order of the threads:", stage->number,
                    stage->impl, sizes[s], threads[t]);
-            for (int o = 0; o < ORDER_COUNT; o++)
-                fprintf(out, "%s %s%s %s %d", o ? "," : "", emu_order_name(orders[o].order),
-                       orders[o].order == EMU_ORDER_RANDOM ? (orders[o].seed == 1 ? " (seed 1)" : " (seed 2)") : "",
-                       status[o] == KIT_OK ? "sum" : kit_status_name(status[o]), got[o]);
+            for (int o = 0; o < ORDER_COUNT; o++) {
+                char answer[160];
+                kit_format_value(stage->problem, &got[o], answer, sizeof answer);
+                fprintf(out, "%s %s%s %s %s", o ? "," : "", emu_order_name(orders[o].order),
+                        orders[o].order == EMU_ORDER_RANDOM ? (orders[o].seed == 1 ? " (seed 1)" : " (seed 2)") : "",
+                        status[o] == KIT_OK ? (kit_problem_equal(stage->problem, KIT_INT_SUM) ? "sum" : "answer")
+                                            : kit_status_name(status[o]),
+                        answer);
+                if (stage->problem.type == KIT_FLOAT)
+                    fprintf(out, " (bits 0x%08x)", (unsigned)got[o].w[0]);
+            }
             fprintf(out, "; threads race for memory (a missing __syncthreads() or __syncwarp()?), or blocks expect "
                          "an order or keep a count from an earlier launch (blocks meet only through atomics)\n");
         }

@@ -3,21 +3,25 @@
  * \brief The stage runner: the only grading program that loads a student's code.
  *
  * One runner is built per graded stage file (tests/CMakeLists.txt, kit_add_graded_file). It
- * links exactly that file, the reference stages 1 and K it is timed against, and the
- * harness; nothing of the other stages. The grader (kit_grade, which never loads student
+ * links exactly that file, the reference stages it is timed against (stage K's and that of
+ * its baseline stage B, the last column of common/stages.def: stage 1 for the int sums), and
+ * the harness; nothing of the other stages. The grader (kit_grade, which never loads student
  * code) starts it in a sandbox (sandbox.c) with one request, and the runner answers on file
  * descriptor 3, a pipe only the grader reads, one line per finding:
  *
  *     device NAME
- *     case n=N threads=T pattern=P seed=S repeat=R status=STATUS got=G message=TEXT
- *     speedup n=N seed=S threads=T student=MS reference=MS stage1=MS spread=X samples=K attempts=A
+ *     case n=N threads=T pattern=P seed=S repeat=R status=STATUS got=WORDS message=TEXT
+ *     speedup n=N seed=S threads=T student=MS reference=MS baseline=MS spread=X samples=K attempts=A
  *             copy=MS floor=MS
  *     skip TEXT                       (a case that cannot run here, e.g. too little memory)
  *     error status=STATUS message=TEXT
  *     done
  *
- * The grader checks every answer itself: it recomputes each case's exact sum from n, pattern
- * and seed, decides the speed rule from the medians, and gives nothing to a runner that ends
+ * WORDS is the answer as its problem's 4-byte words in hex, comma-separated (kit_value_to_words():
+ * one for an int or float, two for an argmin, nine for a matrix). The grader checks every
+ * answer itself: it recomputes each case's reference from the stage's problem, n, pattern and
+ * seed and judges the answer (kit_grade_judge()), checks that repeats gave the same bits,
+ * decides the speed rule from the medians, and gives nothing to a runner that ends
  * without "done", says "done" twice (a fork) or sends lines it does not understand. What the
  * runner prints on stdout and stderr (the student's printf included) is only shown, never read.
  *
@@ -25,8 +29,10 @@
  * speedup --config FILE --n N --seed S, once (for compute-sanitizer), races (CPU emulator).
  *
  * Built with: KIT_GRADE_STAGE (the stage number), KIT_GRADED_SYMBOL (the graded launcher,
- * e.g. kit_labs_reduce_naive), KIT_GRADED_SOURCE (its path, for messages), KIT_GRADED_IMPL
- * ("labs", "solutions" or "corpus"), and the reference symbols from common/stages.def.
+ * e.g. kit_labs_reduce_naive, and its signature <that>_signature), KIT_GRADED_SOURCE (its path,
+ * for messages), KIT_GRADED_IMPL ("labs", "solutions" or "corpus"), and the reference names
+ * from common/stages.def: KIT_REFERENCE_NAME (stage K's), KIT_BASELINE_STAGE and
+ * KIT_BASELINE_NAME (its baseline stage's).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -41,22 +47,27 @@
 #include "grader.h"
 
 #if !defined(KIT_GRADE_STAGE) || !defined(KIT_GRADED_SYMBOL) || !defined(KIT_GRADED_SOURCE) || \
-    !defined(KIT_REFERENCE_NAME) || !defined(KIT_STAGE1_NAME)
-#error "build the runner with KIT_GRADE_STAGE, KIT_GRADED_SYMBOL, KIT_GRADED_SOURCE, KIT_REFERENCE_NAME, KIT_STAGE1_NAME"
+    !defined(KIT_REFERENCE_NAME) || !defined(KIT_BASELINE_STAGE) || !defined(KIT_BASELINE_NAME)
+#error "build the runner with KIT_GRADE_STAGE, KIT_GRADED_SYMBOL, KIT_GRADED_SOURCE, KIT_REFERENCE_NAME, \
+KIT_BASELINE_STAGE, KIT_BASELINE_NAME"
 #endif
 #ifndef KIT_GRADED_IMPL
 #define KIT_GRADED_IMPL "labs"
 #endif
 
-/* The graded launcher, and the reference launchers of stage K and stage 1: only those two
- * are linked (KIT_REFERENCE_NAME and KIT_STAGE1_NAME come from common/stages.def). */
+/* The graded launcher, and the reference launchers of stage K and of its baseline stage: only
+ * those are linked (KIT_REFERENCE_NAME and KIT_BASELINE_NAME come from common/stages.def), each
+ * with the signature KIT_REGISTER_STAGE exports beside it, which the harness checks. */
 #define KIT_RUNNER_CAT_(a, b) a##b
 #define KIT_RUNNER_CAT(a, b) KIT_RUNNER_CAT_(a, b)
 extern const kit_pass_fn KIT_GRADED_SYMBOL;
+extern const kit_signature KIT_RUNNER_CAT(KIT_GRADED_SYMBOL, _signature);
 extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
-extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_STAGE1_NAME);
+extern const kit_signature KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME), _signature);
+extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_BASELINE_NAME);
+extern const kit_signature KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, KIT_BASELINE_NAME), _signature);
 
-/* Every stage's row of common/stages.def; the launchers are filled in for stages 1 and K. */
+/* Every stage's row of common/stages.def; the launchers are filled in for stage K and its baseline. */
 #define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline)            \
     {number, #dir, #name, title, min_threads, max_threads, passes, {type, op}, baseline, NULL, NULL, "solutions", \
      "solutions/" #dir "/" #name ".cu"},
@@ -86,8 +97,10 @@ static void say_cases(const kit_case_log *log)
 {
     for (int i = 0; i < log->count; i++) {
         const kit_case *c = &log->cases[i];
-        say("case n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%d message=%s", c->n, c->threads,
-            kit_pattern_name(c->pattern), c->seed, c->repeat, (int)c->status, c->got, c->message);
+        char words[KIT_MAX_WORDS * 9 + 1];
+        kit_value_to_words(references[KIT_GRADE_STAGE - 1].problem, &c->got, words, sizeof words);
+        say("case n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%s message=%s", c->n, c->threads,
+            kit_pattern_name(c->pattern), c->seed, c->repeat, (int)c->status, words, c->message);
     }
 }
 
@@ -99,20 +112,26 @@ static void say_error(kit_status status, const kit_error *err)
 /* The largest n the harness promises, where the GPU and the host have room for it. */
 static void run_largest(const kit_stage *stage, const kit_gpu *gpu, kit_case_log *log)
 {
-    const size_t n = KIT_MAX_N;
+    const size_t n = kit_max_n(stage->problem);
+    const size_t bytes = kit_workspace_bytes_problem(stage->problem, n);
+    char largest[64];
+    if (n == KIT_MAX_N)
+        snprintf(largest, sizeof largest, "n = 2^30");
+    else
+        snprintf(largest, sizeof largest, "n = %zu (2^30 words)", n);
     /* The runner holds the input twice on the host (generated, read back to check it). */
-    double need_gib = (double)kit_workspace_bytes(n) / (1 << 30);
+    double need_gib = (double)bytes / (1 << 30);
     double free_gib = (double)gpu->free_bytes / (1 << 30);
-    if ((double)gpu->free_bytes < 1.1 * (double)kit_workspace_bytes(n)) {
-        say("skip n = 2^30 (the largest n the harness promises) not run: it needs %.1f GiB of GPU memory and %s "
-            "has %.1f GiB free", need_gib, gpu->name, free_gib);
+    if ((double)gpu->free_bytes < 1.1 * (double)bytes) {
+        say("skip %s (the largest n the harness promises) not run: it needs %.1f GiB of GPU memory and %s "
+            "has %.1f GiB free", largest, need_gib, gpu->name, free_gib);
         return;
     }
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double host_gib = pages > 0 && page > 0 ? (double)pages * (double)page / (1 << 30) : 0;
     if (host_gib > 0 && host_gib < 2.5 * 4.0) {
-        say("skip n = 2^30 (the largest n the harness promises) not run: it needs about 10 GiB of free host memory, "
-            "%.1f GiB are free", host_gib);
+        say("skip %s (the largest n the harness promises) not run: it needs about 10 GiB of free host memory, "
+            "%.1f GiB are free", largest, host_gib);
         return;
     }
     kit_error err = {KIT_OK, ""};
@@ -252,7 +271,8 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
     kit_workspace ws;
     kit_error err = {KIT_OK, ""};
     char advice[1000] = "";
-    if (kit_workspace_init(&ws, n, &err) == KIT_OK && kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
+    if (kit_workspace_init_problem(&ws, graded->problem, n, &err) == KIT_OK &&
+        kit_workspace_fill(&ws, KIT_PATTERN_ONES, 1, &err) == KIT_OK) {
         kit_emu_counts mine_counted, theirs_counted;
         int counted = kit_count_first_pass(graded, &ws, threads, &mine_counted, &err) == KIT_OK &&
                       kit_count_first_pass(reference, &ws, threads, &theirs_counted, &err) == KIT_OK;
@@ -291,10 +311,15 @@ int main(int argc, char **argv)
     if (!reply)
         reply = stdout;
 
-    references[KIT_GRADE_STAGE - 1].pass = &KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
-    references[0].pass = &KIT_RUNNER_CAT(kit_solutions_, KIT_STAGE1_NAME);
+#define KIT_RUNNER_REFERENCE(name) KIT_RUNNER_CAT(kit_solutions_, name)
+#define KIT_RUNNER_SIGNATURE(name) KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, name), _signature)
+    references[KIT_GRADE_STAGE - 1].pass = &KIT_RUNNER_REFERENCE(KIT_REFERENCE_NAME);
+    references[KIT_GRADE_STAGE - 1].signature = &KIT_RUNNER_SIGNATURE(KIT_REFERENCE_NAME);
+    references[KIT_BASELINE_STAGE - 1].pass = &KIT_RUNNER_REFERENCE(KIT_BASELINE_NAME);
+    references[KIT_BASELINE_STAGE - 1].signature = &KIT_RUNNER_SIGNATURE(KIT_BASELINE_NAME);
     kit_stage graded = references[KIT_GRADE_STAGE - 1];
     graded.pass = &KIT_GRADED_SYMBOL;
+    graded.signature = &KIT_RUNNER_CAT(KIT_GRADED_SYMBOL, _signature); /* a launcher of other types is refused */
     graded.impl = KIT_GRADED_IMPL;
     graded.source = KIT_GRADED_SOURCE;
 
@@ -360,16 +385,18 @@ int main(int argc, char **argv)
         if (kit_grade_config_load(&config, config_path, &err) != KIT_OK) {
             say_error(KIT_BAD_ARGUMENT, &err);
         } else {
-            if (n >= 1 && n <= KIT_MAX_N)
-                config.speedup_n = n;
+            if (n >= 1 && n <= kit_max_n(graded.problem))
+                config.speedup_n = n; /* elements: kit_grade divided the ints by the words of one */
+            else
+                config.speedup_n = kit_grade_elements(KIT_GRADE_STAGE, config.speedup_n);
             kit_speedup s;
             status = kit_grade_speedup(&config, &graded, references, seed, &s, &err);
             if (status != KIT_OK)
                 say_error(status, &err);
             else
-                say("speedup n=%zu seed=%llu threads=%u student=%.6f reference=%.6f stage1=%.6f spread=%.6f "
+                say("speedup n=%zu seed=%llu threads=%u student=%.6f reference=%.6f baseline=%.6f spread=%.6f "
                     "samples=%d attempts=%d copy=%.6f floor=%.6f",
-                    config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.stage1_ms,
+                    config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.baseline_ms,
                     s.spread, s.samples, s.attempts, s.copy_ms, s.floor_ms);
             if (status == KIT_OK) /* why it may be slow: the grader quotes it if the rule fails */
                 say_advice(&graded, &references[KIT_GRADE_STAGE - 1], config.speedup_n, config.speedup_threads,

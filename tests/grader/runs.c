@@ -72,7 +72,7 @@ static size_t scattered_size(int which, size_t max_n)
     x ^= x >> 32;
     /* On the CPU emulator (max_n set) below 2^17: a scattered size tests the odd shape of n,
      * not its scale, and the emulator runs a GPU thread per fiber. */
-    const size_t range = max_n ? ((size_t)1 << 17) : (size_t)1 << 21;
+    const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
     return 1 + (size_t)(x % range);
 }
 #define SCATTERED_SIZES 3
@@ -94,7 +94,7 @@ static int run_case(const kit_stage *stage, kit_workspace *ws, unsigned threads,
         c.pattern = ws->pattern;
         c.seed = ws->seed;
         c.repeat = r;
-        c.expected = kit_expected_int(ws->expected);
+        c.expected = ws->ref.answer;
         c.status = kit_run_checked(stage, ws, threads, &c.got, &err);
         note_status(c.status);
         if (c.status != KIT_OK)
@@ -111,7 +111,7 @@ static int run_case(const kit_stage *stage, kit_workspace *ws, unsigned threads,
 static kit_status run_size(const kit_stage *stage, size_t n, unsigned threads, kit_case_log *log, kit_error *err)
 {
     kit_workspace ws;
-    kit_status status = kit_workspace_init(&ws, n, err);
+    kit_status status = kit_workspace_init_problem(&ws, stage->problem, n, err);
     ws.timeout_s = KIT_GRADE_TIMEOUT_S;
     int alive = 1;
     for (size_t p = 0; status == KIT_OK && alive && p < sizeof pattern_order / sizeof pattern_order[0]; p++) {
@@ -128,6 +128,8 @@ static kit_status run_size(const kit_stage *stage, size_t n, unsigned threads, k
     return status;
 }
 
+static kit_status run_repeats(const kit_stage *stage, size_t max_n, int runs, kit_case_log *log, kit_error *err);
+
 static int supports(const kit_stage *stage, unsigned threads)
 {
     return threads >= stage->min_threads && threads <= stage->max_threads;
@@ -138,9 +140,10 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
 {
     kit_status status = KIT_OK;
     if (large) {
-        /* 2^26 ints (256 MiB, far above any L2): every block size, two patterns. */
+        /* 2^26 ints' worth (256 MiB, far above any L2; 2^26 / 9 matrices): every block size, two patterns. */
         kit_workspace ws;
-        status = kit_workspace_init(&ws, (size_t)1 << 26, err);
+        status = kit_workspace_init_problem(&ws, stage->problem, kit_grade_elements(stage->number, (size_t)1 << 26),
+                                            err);
         ws.timeout_s = 2 * KIT_GRADE_TIMEOUT_S;
         const kit_pattern patterns[] = {KIT_PATTERN_ONES, KIT_PATTERN_RANDOM};
         int alive = 1;
@@ -155,7 +158,7 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
     for (unsigned t = stage->min_threads; t <= stage->max_threads; t *= 2) {
         if (!supports(stage, t))
             continue;
-        size_t sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] + RELATIVE_SIZES + SCATTERED_SIZES];
+        size_t sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] + RELATIVE_SIZES + SCATTERED_SIZES + 1];
         int count = 0;
         for (size_t s = 0; s < sizeof fixed_sizes / sizeof fixed_sizes[0]; s++)
             if (!max_n || fixed_sizes[s] <= max_n)
@@ -165,6 +168,13 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
                 sizes[count++] = relative_size(t, r);
         for (int r = 0; r < SCATTERED_SIZES; r++)
             sizes[count++] = scattered_size(r, max_n);
+        /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too:
+         * the largest input there, several passes and a ragged last block. */
+        int listed = 0;
+        for (int s = 0; s < count; s++)
+            listed |= sizes[s] == max_n;
+        if (max_n && !listed && max_n < fixed_sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] - 1])
+            sizes[count++] = max_n;
         int first_case = log->count;
         for (int s = 0; s < count; s++) {
             /* Once this block size has failed, larger inputs cannot make it pass, and the small
@@ -180,16 +190,22 @@ kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n
                 return status; /* the GPU is unusable, or a workspace could not be set up */
         }
     }
+    /* A float stage must give the same bits every run: repeats, on the CPU emulator too (where no
+     * "repeats" request runs), and after failures too: float atomics that add too many block
+     * sums in a row fail the error bound at small block sizes, and what the repeats show (other
+     * bits each run) is what names their cause (kit_diagnose()). */
+    if (stage->problem.type == KIT_FLOAT)
+        status = run_repeats(stage, max_n, KIT_REPRODUCIBLE_RUNS, log, err);
     return status;
 }
 
 kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err)
 {
-    /* KIT_MAX_N = 2^30 ints (4 GiB): byte offsets past 2^31 overflow a signed int here, and
-     * only here. Random input, the smallest and the largest block size (each run reads 4 GiB
-     * back to check the input is unchanged); the input is checked unchanged each run. */
+    /* KIT_MAX_N = 2^30 words (4 GiB: 2^30 ints, 2^30 / 9 matrices): byte offsets past 2^31
+     * overflow a signed int here, and only here. Random input, the smallest and the largest
+     * block size (each run reads 4 GiB back to check the input is unchanged). */
     kit_workspace ws;
-    kit_status status = kit_workspace_init(&ws, KIT_MAX_N, err);
+    kit_status status = kit_workspace_init_problem(&ws, stage->problem, kit_max_n(stage->problem), err);
     ws.timeout_s = 4 * KIT_GRADE_TIMEOUT_S;
     if (status == KIT_OK)
         status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 30, err);
@@ -202,27 +218,39 @@ kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_erro
     return status;
 }
 
-kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err)
+/*
+ * The same two random inputs \p runs times at every block size: n = 2^20 + 7 (many blocks, three
+ * passes; capped at \p max_n, 0 = none) and 6149 (a few blocks). Every run must be right, and
+ * every repeat give the bits of the first run (kit_check_reproducible(), in kit_grade): a race,
+ * or a float sum whose blocks meet in float atomics, shows here. On a GPU the blocks finish in
+ * an order of their own every run; the CPU emulator starts each launch at another block.
+ */
+static kit_status run_repeats(const kit_stage *stage, size_t max_n, int runs, kit_case_log *log, kit_error *err)
 {
-    const size_t sizes[] = {((size_t)1 << 20) + 7, 6149};
+    const size_t sizes[] = {max_n && max_n < ((size_t)1 << 20) + 7 ? max_n : ((size_t)1 << 20) + 7, 6149};
     kit_status status = KIT_OK;
     for (size_t s = 0; status == KIT_OK && s < 2; s++) {
         kit_workspace ws;
-        status = kit_workspace_init(&ws, sizes[s], err);
+        status = kit_workspace_init_problem(&ws, stage->problem, sizes[s], err);
         ws.timeout_s = KIT_GRADE_TIMEOUT_S;
         if (status == KIT_OK)
             status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 3, err);
         for (unsigned t = stage->min_threads; status == KIT_OK && t <= stage->max_threads; t *= 2)
-            if (!run_case(stage, &ws, t, 10, log))
+            if (!run_case(stage, &ws, t, runs, log))
                 status = kit_fail(err, log->cases[log->count - 1].status, "%s", log->cases[log->count - 1].message);
         release(&ws, status);
     }
     return status;
 }
 
+kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err)
+{
+    return run_repeats(stage, 0, 10, log, err);
+}
+
 /* ---------------------------------------------------------------- speedup */
 
-enum { STUDENT, REFERENCE, STAGE1, SERIES };
+enum { STUDENT, REFERENCE, BASELINE, SERIES };
 
 kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *student,
                              const kit_stage *reference_table, unsigned long long seed, kit_speedup *s,
@@ -230,9 +258,15 @@ kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *st
 {
     memset(s, 0, sizeof *s);
     const kit_stage *stages[SERIES] = {student, kit_find_stage(reference_table, student->number),
-                                       kit_find_stage(reference_table, 1)};
+                                       kit_find_stage(reference_table, student->baseline)};
     const unsigned threads = config->speedup_threads;
-    const int series = student->number == 1 ? 2 : 3; /* reference stage 1 is the reference */
+    /* A row that is its own baseline (stage 1, stage 13): the reference is timed once and
+     * stands for both, so the rule reads student >= fraction x the reference's speed. */
+    const int series = student->baseline == student->number ? 2 : 3;
+    if (!stages[REFERENCE] || !stages[BASELINE] || !stages[REFERENCE]->pass || !stages[BASELINE]->pass ||
+        !*stages[REFERENCE]->pass || !*stages[BASELINE]->pass)
+        return kit_fail(err, KIT_NOT_RELEASED, "the reference of stage %d or of its baseline stage %d is not in this "
+                        "runner (tests/CMakeLists.txt links them)", student->number, student->baseline);
     const int capacity = config->speedup_rounds * config->speedup_attempts;
     double *samples = malloc(sizeof(double) * (size_t)(2 * SERIES * capacity));
     if (!samples)
@@ -240,10 +274,11 @@ kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *st
     double *scratch = samples + SERIES * capacity;
 
     kit_workspace ws;
-    kit_status status = kit_workspace_init(&ws, config->speedup_n, err);
+    kit_status status = kit_workspace_init_problem(&ws, student->problem, config->speedup_n, err);
     if (status == KIT_OK)
         status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, seed, err);
     ws.timeout_s = 2 * KIT_GRADE_TIMEOUT_S;
+    const size_t words = ws.n * kit_in_words(student->problem); /* what the copy moves and a reduction reads */
     /* The floor: no repetition may beat reading n ints at 1.5x the copy bandwidth measured
      * here and now (a kernel that remembers its answer takes microseconds). Only for inputs
      * of at least 4 L2 caches: a small input (the latency case, 2^18 ints = 1 MiB) is read
@@ -253,13 +288,13 @@ kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *st
     kit_timing copy;
     kit_gpu gpu;
     kit_error ignored;
-    const int above_l2 = kit_gpu_open(&gpu, &ignored) == KIT_OK && (double)ws.n * sizeof(int) >= 4.0 * gpu.l2_bytes;
+    const int above_l2 = kit_gpu_open(&gpu, &ignored) == KIT_OK && (double)words * sizeof(int) >= 4.0 * gpu.l2_bytes;
     if (status == KIT_OK && (status = kit_time_copy(&ws, 2, 10, &copy, err)) == KIT_OK) {
         s->copy_ms = copy.median_ms;
-        s->floor_ms = above_l2 ? kit_read_floor_ms(ws.n, &copy) : 0.0;
+        s->floor_ms = above_l2 ? kit_read_floor_ms(words, &copy) : 0.0; /* in words: the floor reads 4 bytes a word */
         ws.min_rep_ms = s->floor_ms;
     }
-    int got = 0;
+    kit_value got;
     if (status == KIT_OK && (status = kit_run_checked(student, &ws, threads, &got, err)) != KIT_OK) {
         char cause[sizeof err->message];
         snprintf(cause, sizeof cause, "%s", err->message);
@@ -288,12 +323,12 @@ kit_status kit_grade_speedup(const kit_grade_config *config, const kit_stage *st
             medians[i] = kit_median_spread(scratch, taken, &spreads[i]);
         }
         if (series == 2) {
-            medians[STAGE1] = medians[REFERENCE];
-            spreads[STAGE1] = spreads[REFERENCE];
+            medians[BASELINE] = medians[REFERENCE];
+            spreads[BASELINE] = spreads[REFERENCE];
         }
         s->student_ms = medians[STUDENT];
         s->reference_ms = medians[REFERENCE];
-        s->stage1_ms = medians[STAGE1];
+        s->baseline_ms = medians[BASELINE];
         s->spread = spreads[0] > spreads[1] ? spreads[0] : spreads[1];
         if (spreads[2] > s->spread)
             s->spread = spreads[2];
@@ -324,7 +359,7 @@ int kit_grade_run_once(const kit_stage *stage, FILE *out)
     int wrong = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         kit_workspace ws;
-        if (kit_workspace_init(&ws, sizes[s], &err) != KIT_OK ||
+        if (kit_workspace_init_problem(&ws, stage->problem, sizes[s], &err) != KIT_OK ||
             kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 5, &err) != KIT_OK) {
             fprintf(out, "cannot set up n = %zu: %s\n", sizes[s], err.message);
             kit_workspace_free(&ws);
@@ -333,7 +368,7 @@ int kit_grade_run_once(const kit_stage *stage, FILE *out)
         ws.timeout_s = 60; /* instrumented kernels are slow */
         /* Every supported block size: an overflow may need the largest, a race the smallest. */
         for (unsigned t = stage->min_threads; t <= stage->max_threads; t *= 2) {
-            int got = 0;
+            kit_value got;
             kit_status status = kit_run_checked(stage, &ws, t, &got, &err);
             fprintf(out, "stage %d (%s), n = %zu, %u threads: %s%s%s\n", stage->number, stage->impl, sizes[s], t,
                     kit_status_name(status), status == KIT_OK ? "" : ": ", status == KIT_OK ? "" : err.message);
@@ -346,7 +381,7 @@ int kit_grade_run_once(const kit_stage *stage, FILE *out)
         }
         kit_workspace_free(&ws);
     }
-    /* A wrong sum is the correctness test's business; this run is about what the sanitizer saw. */
+    /* A wrong answer is the correctness test's business; this run is about what the sanitizer saw. */
     fprintf(out, "%d run(s) gave a wrong or missing result (see the correctness test)\n", wrong);
     return 0;
 }

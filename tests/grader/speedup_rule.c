@@ -7,6 +7,11 @@
  * 6.43x on an H100 (the ladder runs of 2026-11-23 in docs/results). Comparing with reference
  * stage K itself (not K-1) matters: stage 6 gains only 1.01x (H100) to 1.04x (H200) over stage
  * 5, so "faster than the previous stage" would be decided by noise.
+ *
+ * Speedups are over the reference of the row's baseline stage (stages.def's last column):
+ * stage 1 for the int sums, stage 13 for the coalesced 3x3 matrices. A row that is its own
+ * baseline (stage 1, and stages 9 to 14) has a reference speedup of 1, so the rule reads: the
+ * student's stage at no less than speedup.fraction of the reference's speed.
  */
 #include "grader.h"
 
@@ -25,8 +30,8 @@ double kit_median_spread(double *values, int count, double *spread)
 
 kit_verdict kit_speedup_decide(const kit_grade_config *config, int stage, kit_speedup *s, int last_attempt)
 {
-    s->achieved = s->student_ms > 0 ? s->stage1_ms / s->student_ms : 0.0;
-    s->reference = s->reference_ms > 0 ? s->stage1_ms / s->reference_ms : 0.0;
+    s->achieved = s->student_ms > 0 ? s->baseline_ms / s->student_ms : 0.0;
+    s->reference = s->reference_ms > 0 ? s->baseline_ms / s->reference_ms : 0.0;
     s->required = config->speedup_fraction * s->reference;
     if (stage >= 1 && stage <= KIT_STAGE_COUNT && config->min_speedup[stage] > s->required)
         s->required = config->min_speedup[stage];
