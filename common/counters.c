@@ -73,6 +73,15 @@ static const char *const plain_metrics[M_PLAIN_COUNT] = {
     "sm__warps_active.avg.pct_of_peak_sustained_active",
 };
 
+/* Optional: an ncu output without them (older runs, saved CSVs) is still read; the counters
+ * then say has_global_loads = 0. A warp's global load instruction is one request to L1; the
+ * request asks for the 32-byte sectors its lanes' addresses fall in. */
+enum { O_LD_REQUESTS, O_LD_SECTORS, O_COUNT };
+static const char *const optional_metrics[O_COUNT] = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+};
+
 static void stall_metric(char *out, size_t size, const char *reason)
 {
     snprintf(out, size, "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio", reason);
@@ -91,6 +100,8 @@ const char *kit_ncu_metrics(void)
         stall_metric(name, sizeof name, stall_reasons[r]);
         used += (size_t)snprintf(list + used, sizeof list - used, ",%s", name);
     }
+    for (int o = 0; o < O_COUNT; o++)
+        used += (size_t)snprintf(list + used, sizeof list - used, ",%s", optional_metrics[o]);
     return list;
 }
 
@@ -102,6 +113,12 @@ double kit_hw_conflicts_per_request(const kit_hw_counters *c)
 double kit_hw_active_threads(const kit_hw_counters *c)
 {
     return c->warp_instructions > 0 ? c->thread_instructions / c->warp_instructions : 0.0;
+}
+
+double kit_hw_sectors_per_request(const kit_hw_counters *c)
+{
+    return c->has_global_loads && c->global_load_requests > 0 ? c->global_load_sectors / c->global_load_requests
+                                                              : 0.0;
 }
 
 static double ratio_of(unsigned long long a, unsigned long long b) { return b ? (double)a / (double)b : 0.0; }
@@ -183,16 +200,18 @@ kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err)
                         "https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
     char *copy = strdup(text);
     char **fields = malloc(MAX_FIELDS * sizeof *fields);
-    int *column = malloc((M_PLAIN_COUNT + STALL_COUNT) * sizeof *column);
+    int *column = malloc((M_PLAIN_COUNT + STALL_COUNT + O_COUNT) * sizeof *column);
     if (!copy || !fields || !column) {
         free(copy);
         free(fields);
         free(column);
         return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory to read ncu's output");
     }
-    for (size_t m = 0; m < M_PLAIN_COUNT + STALL_COUNT; m++)
+    for (size_t m = 0; m < M_PLAIN_COUNT + STALL_COUNT + O_COUNT; m++)
         column[m] = -1;
+    int *optional_column = column + M_PLAIN_COUNT + STALL_COUNT;
     double stall_sum[STALL_COUNT] = {0}, occupancy_time = 0;
+    int global_loads = 1; /* both optional metrics present, with a number in every kernel's row */
     int header = 0, units_seen = 0;
     kit_status status = KIT_OK;
     char *save = NULL;
@@ -211,7 +230,13 @@ kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err)
                     if (strcmp(fields[f], name) == 0)
                         column[M_PLAIN_COUNT + r] = f;
                 }
+                for (int o = 0; o < O_COUNT; o++)
+                    if (strcmp(fields[f], optional_metrics[o]) == 0)
+                        optional_column[o] = f;
             }
+            for (int o = 0; o < O_COUNT; o++)
+                if (optional_column[o] < 0)
+                    global_loads = 0;
             for (size_t m = 0; m < M_PLAIN_COUNT + STALL_COUNT && status == KIT_OK; m++)
                 if (column[m] < 0)
                     status = kit_fail(err, KIT_BAD_ARGUMENT, "ncu's output has no column %s (does this ncu "
@@ -235,6 +260,12 @@ kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err)
         }
         if (status != KIT_OK)
             break;
+        double o_v[O_COUNT] = {0};
+        for (int o = 0; o < O_COUNT && global_loads; o++)
+            if (optional_column[o] >= count || !parse_value(fields[optional_column[o]], &o_v[o]))
+                global_loads = 0; /* "n/a" in one kernel: no sum for the run */
+        out->global_load_requests += o_v[O_LD_REQUESTS];
+        out->global_load_sectors += o_v[O_LD_SECTORS];
         out->kernels++;
         out->duration_ns += v[M_DURATION];
         out->dram_bytes_read += v[M_DRAM_READ];
@@ -262,6 +293,9 @@ kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err)
             }
         }
         out->top_stall_percent = total > 0 ? 100.0 * top / total : 0;
+        out->has_global_loads = global_loads;
+        if (!global_loads)
+            out->global_load_requests = out->global_load_sectors = 0;
     }
     free(copy);
     free(fields);

@@ -37,12 +37,24 @@ typedef struct kit_hw_counters {
     double occupancy_percent;     /**< achieved occupancy (active warps / maximum), time-weighted */
     char top_stall[40];           /**< the reason warps waited most, e.g. "long_scoreboard" */
     double top_stall_percent;     /**< its share of all the waiting, in percent */
+    /* How well global loads coalesce (stages 13-15). Optional: an ncu output that lacks either
+     * metric (an older run, a saved CSV) still parses, with has_global_loads 0. */
+    int has_global_loads;         /**< 1 when the two counts below were measured */
+    double global_load_requests;  /**< warp-level global load requests to L1 (one per load instruction and warp) */
+    double global_load_sectors;   /**< 32-byte sectors those requests asked L1 for */
 } kit_hw_counters;
 
 /** Bank conflicts per shared-memory request (0 when there were no requests). */
 double kit_hw_conflicts_per_request(const kit_hw_counters *c);
 /** Threads doing useful work per executed warp instruction (32 = no idle lane). */
 double kit_hw_active_threads(const kit_hw_counters *c);
+/**
+ * Sectors per global load request: 4 when a warp reads 32 consecutive ints (128 bytes), 16
+ * for 32 consecutive int4, 32 when every lane's int lies in a sector of its own (32 lanes 36
+ * bytes apart: stage 13's array of 3x3 matrices). 0 without requests or when
+ * has_global_loads is 0.
+ */
+double kit_hw_sectors_per_request(const kit_hw_counters *c);
 
 /** One sentence on what a stall reason means ("waiting for global memory", ...). */
 const char *kit_stall_meaning(const char *reason);
@@ -54,7 +66,10 @@ const char *kit_ncu_metrics(void);
  * Reads the output of `ncu --csv --page raw --metrics <kit_ncu_metrics()> ...` (its own
  * "==PROF==" lines may be mixed in) and sums every kernel it lists into \p out.
  * KIT_BAD_ARGUMENT with one line when ncu said it may not read the counters
- * (ERR_NVGPUCTRPERM), when it profiled no kernel, or when a metric is missing.
+ * (ERR_NVGPUCTRPERM), when it profiled no kernel, or when a metric is missing. The global
+ * load metrics (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum and
+ * l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum) are optional: without their columns, or
+ * without a number in one kernel's row ("n/a"), has_global_loads is 0 and the rest is read.
  */
 kit_status kit_ncu_parse(const char *text, kit_hw_counters *out, kit_error *err);
 

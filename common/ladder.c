@@ -274,12 +274,20 @@ static void json_counters(const ladder_row *row, const kit_gpu *gpu)
                "\"shared_requests\": %.0f, \"shared_bank_conflicts\": %.0f, \"bank_conflicts_per_request\": %.4f, "
                "\"active_threads_per_instruction\": %.2f, \"warp_instructions\": %.0f, "
                "\"warp_instructions_per_element\": %.5f, \"branch_instructions\": %.0f, "
-               "\"achieved_occupancy_percent\": %.1f, \"top_stall\": \"%s\", \"top_stall_share_percent\": %.1f}",
+               "\"achieved_occupancy_percent\": %.1f, \"top_stall\": \"%s\", \"top_stall_share_percent\": %.1f",
                c->kernels, c->duration_ns, c->dram_bytes_read, per(c->dram_bytes_read, row->input_bytes),
                percent_of_peak(row, gpu), c->shared_requests, c->shared_bank_conflicts,
                kit_hw_conflicts_per_request(c), kit_hw_active_threads(c), c->warp_instructions,
                per(c->warp_instructions, (double)n), c->branch_instructions, c->occupancy_percent, c->top_stall,
                c->top_stall_percent);
+        /* global loads: null when this ncu output did not have them */
+        if (c->has_global_loads)
+            printf(", \"global_load_requests\": %.0f, \"global_load_sectors\": %.0f, "
+                   "\"global_load_sectors_per_request\": %.4f}",
+                   c->global_load_requests, c->global_load_sectors, kit_hw_sectors_per_request(c));
+        else
+            printf(", \"global_load_requests\": null, \"global_load_sectors\": null, "
+                   "\"global_load_sectors_per_request\": null}");
     }
 }
 
@@ -290,14 +298,17 @@ static const char *csv_counters_header(void)
                           "shared_idle_lanes,divergent_shared_requests"
                         : ",dram_bytes_read,percent_of_peak_bandwidth,bank_conflicts_per_request,"
                           "active_threads_per_instruction,warp_instructions_per_element,branch_instructions,"
-                          "achieved_occupancy_percent,top_stall,top_stall_share_percent";
+                          "achieved_occupancy_percent,top_stall,top_stall_share_percent,"
+                          "global_load_sectors_per_request";
 }
 
 static void csv_counters(const ladder_row *row, const kit_gpu *gpu)
 {
     const size_t n = row->n;
     if (!row->counted) {
-        printf(KIT_EMULATED ? ",,,,,,,,,," : ",,,,,,,,");
+        for (const char *h = csv_counters_header(); *h; h++) /* one empty field per column */
+            if (*h == ',')
+                putchar(',');
     } else if (KIT_EMULATED) {
         const kit_emu_counts *e = &row->emu;
         printf(",%llu,%llu,%.4f,%llu,%llu,%.4f,%.2f,%llu,%.4f,%llu,%llu", e->blocks, e->resident_blocks,
@@ -309,6 +320,10 @@ static void csv_counters(const ladder_row *row, const kit_gpu *gpu)
         printf(",%.0f,%.1f,%.4f,%.2f,%.5f,%.0f,%.1f,%s,%.1f", c->dram_bytes_read, percent_of_peak(row, gpu),
                kit_hw_conflicts_per_request(c), kit_hw_active_threads(c), per(c->warp_instructions, (double)n),
                c->branch_instructions, c->occupancy_percent, c->top_stall, c->top_stall_percent);
+        if (c->has_global_loads) /* empty when this ncu output did not have them */
+            printf(",%.4f", kit_hw_sectors_per_request(c));
+        else
+            printf(",");
     }
 }
 
@@ -341,20 +356,31 @@ static void table_counters(const ladder_row *rows, int count, const kit_gpu *gpu
         return;
     }
     printf("\nWhy: Nsight Compute's counters for one run of each row (all its passes), %u threads:\n\n", threads);
-    printf("%-7s %9s %8s %10s %8s %10s %9s %9s  %s\n", "stage", "DRAM MB", "% of", "conflicts", "threads", "instr.",
-           "branches", "occupancy", "top stall (share of waiting)");
-    printf("%-7s %9s %8s %10s %8s %10s %9s %9s\n", "", "read", "peak BW", "per req.", "/instr.", "/element",
-           "/element", "");
+    printf("%-7s %9s %8s %10s %10s %8s %10s %9s %9s  %s\n", "stage", "DRAM MB", "% of", "L1 sectors", "conflicts",
+           "threads", "instr.", "branches", "occupancy", "top stall (share of waiting)");
+    printf("%-7s %9s %8s %10s %10s %8s %10s %9s %9s\n", "", "read", "peak BW", "per load", "per req.", "/instr.",
+           "/element", "/element", "");
+    int loads = 0; /* rows with the global load counts (an older ncu output may lack them) */
     for (int r = 0; r < count; r++) {
         const kit_hw_counters *c = &rows[r].hw;
         if (!rows[r].counted)
             continue;
         const double n = (double)rows[r].n;
-        printf("%-7s %9.1f %7.1f%% %10.2f %8.1f %10.4f %9.4f %8.1f%%  %s (%.0f%%): %s\n", rows[r].label,
-               c->dram_bytes_read / 1e6, percent_of_peak(&rows[r], gpu), kit_hw_conflicts_per_request(c),
+        char sectors[16] = "-";
+        if (c->has_global_loads) {
+            snprintf(sectors, sizeof sectors, "%.2f", kit_hw_sectors_per_request(c));
+            loads = 1;
+        }
+        printf("%-7s %9.1f %7.1f%% %10s %10.2f %8.1f %10.4f %9.4f %8.1f%%  %s (%.0f%%): %s\n", rows[r].label,
+               c->dram_bytes_read / 1e6, percent_of_peak(&rows[r], gpu), sectors, kit_hw_conflicts_per_request(c),
                kit_hw_active_threads(c), per(c->warp_instructions, n), per(c->branch_instructions, n),
                c->occupancy_percent, c->top_stall, c->top_stall_percent, kit_stall_meaning(c->top_stall));
     }
+    if (loads)
+        printf("\nL1 sectors per load: the 32-byte sectors each warp's global load asks L1 for (Nsight Compute's\n"
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld / l1tex__t_requests_pipe_lsu_mem_global_op_ld): 4 when\n"
+               "a warp reads 32 consecutive ints, 16 for int4, 32 when each lane's int lies in a sector of its own\n"
+               "(stage 13: lanes 36 bytes apart). DRAM MB read says whether L1 kept the lines between the loads.\n");
 }
 
 /* ---------------------------------------------------------------- shared by the ladder and the sweep */

@@ -546,6 +546,59 @@ START_TEST(ncu_output_from_an_h100_is_summed_over_every_pass_of_the_run)
     ck_assert(c.top_stall_percent > 0 && c.top_stall_percent < 100);
     ck_assert(c.occupancy_percent > 0 && c.occupancy_percent <= 100);
     ck_assert(kit_hw_active_threads(&c) > 1 && kit_hw_active_threads(&c) <= 32);
+    /* measured before the kit asked for the global load metrics: absent, not an error */
+    ck_assert_int_eq(c.has_global_loads, 0);
+    ck_assert_double_eq(c.global_load_requests, 0);
+    ck_assert_double_eq(c.global_load_sectors, 0);
+    ck_assert_double_eq(kit_hw_sectors_per_request(&c), 0);
+    free(text);
+}
+END_TEST
+
+/* Made by hand (not measured) in ncu's --csv --page raw layout with the global load metrics:
+ * two kernels of a stage-13-like run, 2^20 matrices of 36 bytes read 9 ints a thread, each
+ * lane's int in a sector of its own (32 sectors per request), then a small second pass. */
+#define NCU_GLOBAL_LOADS_FIXTURE KIT_SOURCE_DIR "/tests/fixtures/ncu_synthetic_global_loads.csv"
+
+START_TEST(ncu_global_load_sectors_and_requests_are_summed_and_divided)
+{
+    char *text = read_text(NCU_GLOBAL_LOADS_FIXTURE);
+    kit_hw_counters c;
+    kit_error err = {KIT_OK, ""};
+    ck_assert_msg(kit_ncu_parse(text, &c, &err) == KIT_OK, "%s", err.message);
+    ck_assert_int_eq(c.kernels, 2);
+    ck_assert_int_eq(c.has_global_loads, 1);
+    ck_assert_double_eq(c.global_load_requests, 294912.0 + 81.0);
+    ck_assert_double_eq(c.global_load_sectors, 9437184.0 + 1944.0);
+    ck_assert_double_eq_tol(kit_hw_sectors_per_request(&c), (9437184.0 + 1944.0) / (294912.0 + 81.0), 1e-12);
+    ck_assert(kit_hw_sectors_per_request(&c) > 31.9 && kit_hw_sectors_per_request(&c) <= 32);
+    /* the rest of the table is read as before */
+    ck_assert_double_eq(c.dram_bytes_read, 37748736.0 + 9728.0);
+    ck_assert_double_eq(c.shared_requests, 19008.0 * 2 + 72.0 * 2);
+    ck_assert_str_eq(c.top_stall, "long_scoreboard");
+    ck_assert_ptr_nonnull(strstr(kit_ncu_metrics(), ",l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"));
+    ck_assert_ptr_nonnull(strstr(kit_ncu_metrics(), ",l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
+
+    /* "n/a" in one kernel's row: no sum for the run, and no error */
+    char *na = read_text(NCU_GLOBAL_LOADS_FIXTURE);
+    char *at = strstr(na, "\"81\"");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "\"na\"", 4);
+    ck_assert_msg(kit_ncu_parse(na, &c, &err) == KIT_OK, "%s", err.message);
+    ck_assert_int_eq(c.has_global_loads, 0);
+    ck_assert_double_eq(c.global_load_requests, 0);
+    ck_assert_double_eq(kit_hw_sectors_per_request(&c), 0);
+    ck_assert_int_eq(c.kernels, 2);
+    free(na);
+
+    /* one of the two columns missing (an older ncu output): absent too */
+    at = strstr(text, "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\"");
+    ck_assert_ptr_nonnull(at);
+    at[1] = 'x';
+    ck_assert_msg(kit_ncu_parse(text, &c, &err) == KIT_OK, "%s", err.message);
+    ck_assert_int_eq(c.has_global_loads, 0);
+    ck_assert_double_eq(c.global_load_sectors, 0);
+    ck_assert_double_eq(c.dram_bytes_read, 37748736.0 + 9728.0);
     free(text);
 }
 END_TEST
@@ -668,6 +721,7 @@ int main(void)
     suite_add_tcase(suite, stages);
     TCase *counters = tcase_create("counters");
     tcase_add_test(counters, ncu_output_from_an_h100_is_summed_over_every_pass_of_the_run);
+    tcase_add_test(counters, ncu_global_load_sectors_and_requests_are_summed_and_divided);
     tcase_add_test(counters, ncu_output_without_one_of_the_metrics_names_the_missing_one);
     tcase_add_test(counters, counters_refused_by_the_driver_or_no_kernel_profiled_give_one_line);
     tcase_add_test(counters, counters_option_is_parsed_and_the_profiled_run_takes_a_stage_or_cub);
