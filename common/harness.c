@@ -453,12 +453,16 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
             else
                 snprintf(blocks, sizeof blocks, "none of the %zu blocks of pass %d wrote", count, pass);
             status = kit_fail(err, KIT_NO_RESULT, "stage %d wrote no result: fill in the TODO in %s (%s "
-                              "out[blockIdx.x]; %s)", stage->number, stage->source, blocks, what);
+                              "%s; %s)", stage->number, stage->source, blocks,
+                              kit_out_planar(ws->problem) ? "out[c * gridDim.x + blockIdx.x] for each component c"
+                                                          : "out[blockIdx.x]", what);
         } else if (unwritten > 0) {
             status = kit_fail(err, KIT_NO_RESULT, "%s: %zu of %zu blocks of pass %d wrote no %s (first: "
-                              "out[%zu]%s); does thread 0 of every block write out[blockIdx.x]%s?",
+                              "%s[%zu]%s); does thread 0 of every block write %s%s?",
                               what, unwritten, count, pass, is_int_sum(ws) ? "partial sum" : "whole partial result",
-                              first, words > 1 ? ", some of its words still poison" : "",
+                              kit_out_planar(ws->problem) ? "result" : "out", first,
+                              words > 1 ? ", some of its words still poison" : "",
+                              kit_out_planar(ws->problem) ? "out[c * gridDim.x + blockIdx.x]" : "out[blockIdx.x]",
                               words > 1 ? ", every word of it" : ""); /* count > unwritten >= 1: "blocks" */
         }
         in = out;
