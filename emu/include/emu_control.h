@@ -25,8 +25,11 @@ extern "C" {
  * blocks of a grid (one after another; never by index, which a GPU does not promise either).
  */
 typedef enum emu_order {
-    EMU_ORDER_FORWARD = 0, /**< threads 0, 1, 2, ...; blocks from the middle of the grid (gridDim / 2)
-                                up to the last, then from block 0 up to the one before the middle */
+    EMU_ORDER_FORWARD = 0, /**< threads 0, 1, 2, ...; blocks from a start block up to the last, then
+                                from block 0 up to the one before the start; the start is the middle
+                                block (blocks / 2) at the program's first launch and moves at every
+                                launch (never block 0), so the blocks of two launches of a kernel
+                                finish in different orders, as on a GPU */
     EMU_ORDER_REVERSE,     /**< the last thread first; the last block first */
     EMU_ORDER_RANDOM       /**< threads: a new seeded shuffle at every barrier; blocks: a shuffle
                                 made from the seed, the same at every launch of a grid */

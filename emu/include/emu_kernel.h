@@ -153,15 +153,23 @@ struct here {
     int syncthreads_or(int predicate) const { return sync_block(file, line, BLOCK_OR, predicate); }
     void syncwarp(unsigned mask = 0xffffffffu) const { warp_op(file, line, WARP_SYNC, mask, 0, 0, 32); }
 
+    /** A shuffle of \p value: one warp meeting per 8 bytes (a tile's shfl of a struct of up to
+     *  32 bytes, as cooperative groups allow, moves it in pieces, as a GPU does in 4-byte ones). */
     template <class T>
     T exchange(warp_kind kind, unsigned mask, T value, int param, int width) const
     {
-        static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
-                      "warp shuffles move values of at most 8 bytes");
-        unsigned long long bits = 0;
-        std::memcpy(&bits, &value, sizeof value);
-        bits = warp_op(file, line, kind, mask, bits, param, width);
-        std::memcpy(&value, &bits, sizeof value);
+        static_assert(sizeof(T) <= 32 && std::is_trivially_copyable<T>::value,
+                      "warp shuffles move trivially copyable values of at most 32 bytes");
+        unsigned char bytes[sizeof(T)];
+        std::memcpy(bytes, &value, sizeof value);
+        for (size_t at = 0; at < sizeof(T); at += 8) {
+            unsigned long long bits = 0;
+            size_t piece = sizeof(T) - at < 8 ? sizeof(T) - at : 8;
+            std::memcpy(&bits, bytes + at, piece);
+            bits = warp_op(file, line, kind, mask, bits, param, width);
+            std::memcpy(bytes + at, &bits, piece);
+        }
+        std::memcpy(&value, bytes, sizeof value);
         return value;
     }
     template <class T> T shfl_sync(unsigned mask, T v, int src, int width = 32) const
@@ -283,21 +291,37 @@ inline int __syncthreads_count(int predicate, EMU_AT) { return ::emu::here{emu_f
 inline int __syncthreads_and(int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.syncthreads_and(predicate); }
 inline int __syncthreads_or(int predicate, EMU_AT) { return ::emu::here{emu_file, emu_line}.syncthreads_or(predicate); }
 inline void __syncwarp(unsigned mask = 0xffffffffu, EMU_AT) { ::emu::here{emu_file, emu_line}.syncwarp(mask); }
-template <class T> inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, EMU_AT)
+/* CUDA's __shfl_*_sync have overloads for the arithmetic types only (int, unsigned, long long,
+ * float, double, ...; a bool or a short is promoted to int): nvcc rejects a struct, so the
+ * emulator does too, by name, rather than move it. */
+namespace emu {
+template <class T> struct shuffle_type {
+    static_assert(std::is_arithmetic<T>::value || std::is_enum<T>::value,
+                  "__shfl_sync, __shfl_up_sync, __shfl_down_sync and __shfl_xor_sync take an int, unsigned, long long, "
+                  "float or double (nvcc has no overload for a struct): shuffle its members one at a time");
+    typedef typename std::conditional<(std::is_integral<T>::value || std::is_enum<T>::value) && sizeof(T) < 4, int,
+                                      T>::type type;
+};
+} // namespace emu
+template <class T> inline typename ::emu::shuffle_type<T>::type __shfl_sync(unsigned mask, T v, int src, int width = 32, EMU_AT)
 {
-    return ::emu::here{emu_file, emu_line}.shfl_sync(mask, v, src, width);
+    return ::emu::here{emu_file, emu_line}.shfl_sync(mask, (typename ::emu::shuffle_type<T>::type)v, src, width);
 }
-template <class T> inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
+template <class T>
+inline typename ::emu::shuffle_type<T>::type __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
 {
-    return ::emu::here{emu_file, emu_line}.shfl_up_sync(mask, v, delta, width);
+    return ::emu::here{emu_file, emu_line}.shfl_up_sync(mask, (typename ::emu::shuffle_type<T>::type)v, delta, width);
 }
-template <class T> inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
+template <class T>
+inline typename ::emu::shuffle_type<T>::type __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32, EMU_AT)
 {
-    return ::emu::here{emu_file, emu_line}.shfl_down_sync(mask, v, delta, width);
+    return ::emu::here{emu_file, emu_line}.shfl_down_sync(mask, (typename ::emu::shuffle_type<T>::type)v, delta, width);
 }
-template <class T> inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32, EMU_AT)
+template <class T>
+inline typename ::emu::shuffle_type<T>::type __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32, EMU_AT)
 {
-    return ::emu::here{emu_file, emu_line}.shfl_xor_sync(mask, v, lane_mask, width);
+    return ::emu::here{emu_file, emu_line}.shfl_xor_sync(mask, (typename ::emu::shuffle_type<T>::type)v, lane_mask,
+                                                          width);
 }
 inline unsigned __ballot_sync(unsigned mask, int predicate, EMU_AT)
 {
@@ -442,6 +466,15 @@ inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
         ;
     return old;
 }
+inline unsigned int atomicDec(unsigned int *p, unsigned int limit)
+{
+    ::emu::note_atomic(p);
+    unsigned int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    while (!__atomic_compare_exchange_n(p, &old, old == 0 || old > limit ? limit : old - 1, true, EMU_ATOMIC_ORDER,
+                                        EMU_ATOMIC_FAILED))
+        ;
+    return old;
+}
 #undef EMU_ATOMIC_ORDER
 #undef EMU_ATOMIC_FAILED
 
@@ -452,6 +485,36 @@ inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, sizeof f); ret
 inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, sizeof f); return f; }
 inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, sizeof i); return i; }
 inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, sizeof d); return d; }
+
+/* Float arithmetic with a named rounding: round to nearest (_rn) is what the host's SSE does,
+ * and these are never contracted into a fused multiply-add (neither is plain code here: x86-64
+ * g++ has no FMA instruction without -mfma, where nvcc contracts a * b + c by default). */
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __saturatef(float a) { return a >= 1.0f ? 1.0f : (a > 0.0f ? a : 0.0f); /* NaN -> 0 */ }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+/* Conversions (round to nearest even; _rz toward zero). Out of range: the GPU saturates. */
+inline int __float2int_rz(float f)
+{
+    return f != f ? 0 : f >= 2147483648.0f ? INT_MAX : f <= -2147483648.0f ? INT_MIN : (int)f;
+}
+inline int __float2int_rn(float f) { return __float2int_rz(std::nearbyint(f)); }
+inline unsigned int __float2uint_rz(float f) { return f != f || f <= 0.0f ? 0u : f >= 4294967296.0f ? UINT_MAX : (unsigned int)f; }
+inline unsigned int __float2uint_rn(float f) { return __float2uint_rz(std::nearbyint(f)); }
+inline float __int2float_rn(int i) { return (float)i; }
+inline float __uint2float_rn(unsigned int i) { return (float)i; }
+inline float __ll2float_rn(long long i) { return (float)i; }
+inline double __int2double_rn(int i) { return (double)i; }
+inline float __double2float_rn(double d) { return (float)d; }
 
 /* Not on the emulator: named at compile time. */
 namespace emu { template <class...> struct unsupported : std::false_type {}; }
@@ -471,6 +534,8 @@ inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
 inline unsigned int __brev(unsigned int x)
 {
     x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
@@ -479,8 +544,24 @@ inline unsigned int __brev(unsigned int x)
     x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
     return (x >> 16) | (x << 16);
 }
-template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
-template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+/* CUDA's min() and max() overloads: both arguments in their common type (int and unsigned:
+ * unsigned); floating point as fminf/fmin and fmaxf/fmax (a NaN loses to a number). */
+template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b)
+{
+    typedef typename std::common_type<A, B>::type C;
+    if constexpr (std::is_floating_point<C>::value)
+        return std::fmin((C)a, (C)b);
+    else
+        return (C)b < (C)a ? (C)b : (C)a;
+}
+template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b)
+{
+    typedef typename std::common_type<A, B>::type C;
+    if constexpr (std::is_floating_point<C>::value)
+        return std::fmax((C)a, (C)b);
+    else
+        return (C)a < (C)b ? (C)b : (C)a;
+}
 inline unsigned int umin(unsigned int a, unsigned int b) { return b < a ? b : a; }
 inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
 inline long long llmin(long long a, long long b) { return b < a ? b : a; }

@@ -216,13 +216,17 @@ inline void count_access(const volatile void *address, unsigned size, bool store
 }
 
 #ifndef EMU_RACE
-/** An access of any size: pieces of 16, 8, 4, 2 or 1 bytes, each as wide as its address's
- *  alignment and the bytes left allow. */
+/** A copy GCC does not make as one aligned access of 1, 2, 4, 8 or 16 bytes: a structure
+ *  aligned to less than its size (a kit_mat3 or an int3, 36 and 12 bytes aligned to 4; a
+ *  kit_argmin, 8 bytes aligned to 4; GCC passes these as ranges). A GPU reads such a structure
+ *  one 4-byte member at a time (nvcc cannot use a wider load at an address only known to be a
+ *  multiple of 4), so: pieces of 4 bytes, narrower where the address is not a multiple of 4
+ *  or the bytes left are fewer. */
 void range_access(const volatile void *address, unsigned long size, bool store)
 {
     unsigned long long a = (unsigned long long)(const void *)address;
     while (size) {
-        unsigned width = 16;
+        unsigned width = 4;
         while (width > size || a % width)
             width /= 2;
         count_access(reinterpret_cast<const volatile void *>(a), width, store);

@@ -4,6 +4,7 @@
  *        are memcpy, a kernel has finished when its launch returns.
  */
 #include <cstdarg>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -577,19 +578,71 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
     return status();
 }
 
-/* The CUB baseline's entry point (common/baselines.cu on a GPU): a plain sum here, so the
- * harness links; the emulated ladder never times it. */
-cudaError_t kit_cub_sum(void *temp, size_t *temp_bytes, const int *in, int *out, size_t n)
+/* The CUB baseline's entry point (common/baselines.cu on a GPU, same signature): the host
+ * computes what CUB's reduction gives, so the harness links and kit_time_cub's checked runs
+ * are right; the emulated ladder never times it. type and op are common/kit.h's kit_type and
+ * kit_op; the results are common/stage.h's types (kit_argmin: value, then index; kit_mat3: 9
+ * ints), mirrored here since the runtime does not include the kit's headers. Same two-call
+ * protocol as CUB: temp == NULL asks for the scratch size (16 bytes), which the second call
+ * is given. n = 0 gives the operator's identity (argmin: INT_MAX at index -1). */
+enum { KIT_INT = 0, KIT_FLOAT = 1, KIT_MAT3 = 2, KIT_MAT3_SOA = 3 };
+enum { KIT_SUM = 0, KIT_MIN = 1, KIT_MAX = 2, KIT_ARGMIN = 3 };
+
+cudaError_t kit_cub_reduce(int type, int op, void *temp, size_t *temp_bytes, const void *in, void *out, size_t n)
 {
+    bool known = (type == KIT_INT && (op == KIT_SUM || op == KIT_MIN || op == KIT_MAX || op == KIT_ARGMIN)) ||
+                 (type == KIT_FLOAT && op == KIT_SUM) || ((type == KIT_MAT3 || type == KIT_MAT3_SOA) && op == KIT_MIN);
+    if (!known || !temp_bytes)
+        return last_error = cudaErrorInvalidValue;
+    if (sticky_error)
+        return sticky_error;
     if (!temp) {
         *temp_bytes = 16;
-        return status();
+        return cudaSuccess;
     }
-    int sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum = (int)((unsigned)sum + (unsigned)in[i]);
-    *out = sum;
-    return status();
+    if (*temp_bytes < 16 || (n && !in) || !out)
+        return last_error = cudaErrorInvalidValue;
+    const int *ints = static_cast<const int *>(in);
+    int *result = static_cast<int *>(out);
+    if (type == KIT_FLOAT) { /* in double, rounded to float once: CUB's tree is as close */
+        const float *floats = static_cast<const float *>(in);
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            sum += (double)floats[i];
+        *static_cast<float *>(out) = (float)sum;
+    } else if (type == KIT_INT && op == KIT_SUM) { /* wraps around, as the GPU's int adds do */
+        unsigned int sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += (unsigned int)ints[i];
+        std::memcpy(result, &sum, sizeof sum);
+    } else if (type == KIT_INT && op == KIT_MAX) {
+        int best = INT_MIN;
+        for (size_t i = 0; i < n; i++)
+            best = ints[i] > best ? ints[i] : best;
+        *result = best;
+    } else if (type == KIT_INT) { /* min, argmin: the first index of the smallest value */
+        int best = INT_MAX;
+        long long at = -1;
+        for (size_t i = 0; i < n; i++)
+            if (ints[i] < best || at < 0) {
+                best = ints[i];
+                at = (long long)i;
+            }
+        result[0] = best;
+        if (op == KIT_ARGMIN)
+            result[1] = (int)at;
+    } else { /* matrices: the element-wise minimum, 9 components */
+        int best[9];
+        for (int c = 0; c < 9; c++)
+            best[c] = INT_MAX;
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < 9; c++) {
+                int v = type == KIT_MAT3 ? ints[9 * i + c] : ints[c * n + i]; /* a structure, or 9 planes */
+                best[c] = v < best[c] ? v : best[c];
+            }
+        std::memcpy(result, best, sizeof best);
+    }
+    return cudaSuccess;
 }
 
 } // extern "C"

@@ -3,8 +3,9 @@
  * \brief Runs a grid on one OS thread: each GPU thread of a block is a fiber.
  *
  * Blocks run one after another, never in blockIdx order (a GPU promises none): block_at() says
- * which runs at each position, from the middle of the grid round to the block before it
- * (forward), from the last block down (reverse) or in a seeded shuffle (random). Inside a
+ * which runs at each position, from a start block round to the block before it (forward: the
+ * middle block at the program's first launch, another at each later one), from the last block
+ * down (reverse) or in a seeded shuffle (random). Inside a
  * block every thread starts in turn and runs until it meets other threads: at
  * __syncthreads() it waits for the whole block, at __syncwarp() or a shuffle for the lanes
  * its mask names. A waiting fiber hands over to the next runnable one
@@ -147,6 +148,7 @@ struct Scheduler {
     unsigned threads = 0, warps = 0;
     unsigned long long block_linear = 0, blocks = 0; /* the running block (x + gx * (y + gy * z)), the grid's */
     unsigned long long position = 0; /* where the running block comes in the launch's order (block_at) */
+    unsigned long long first_block = 0; /* forward order: the block this launch starts from (forward_start) */
     unsigned *block_order = nullptr; /* this launch's shuffle of the blocks (EMU_ORDER_RANDOM) */
     unsigned long long block_order_capacity = 0;
     bool faulted = false;
@@ -401,9 +403,14 @@ void build_runlist()
  * expects the block with the last index to run last (or block 0 to run first) is wrong there,
  * and must be wrong here, where blocks run one after another. So no order runs the blocks by
  * index, and none runs the last block last or block 0 first (for a grid of two blocks or more):
- *   forward: from block blocks / 2 up to the last, then from block 0 up to the one before the
- *            middle: neighbours keep their order (as a GPU hands blocks out), but the last
- *            block runs before the first half of the grid and block 0 after the second half;
+ *   forward: from a start block up to the last, then from block 0 up to the one before the
+ *            start: neighbours keep their order (as a GPU hands blocks out), but the last
+ *            block runs before blocks 0 .. start - 1, and block 0 after the last block. The
+ *            start moves from launch to launch (forward_start), as the order in which a GPU's
+ *            blocks finish changes from run to run: the program's first launch starts from
+ *            the middle block (blocks / 2), later ones elsewhere, so a result that depends on
+ *            the order of the blocks (one float atomicAdd per block) changes between two runs
+ *            of a kernel on the same input, as on a GPU;
  *   reverse: the last block first, block 0 last;
  *   random:  a shuffle made from the seed (the same at every launch of the grid), where the
  *            last block is not last and block 0 not first (each swapped with another block
@@ -412,6 +419,24 @@ void build_runlist()
  * One block alone runs alone in every order.
  */
 constexpr unsigned long long kShuffledBlocksMax = 1ull << 24;
+
+/**
+ * The first block of launch \p launch (0 = the program's first) of \p n blocks in forward
+ * order: blocks / 2 moved on by frac(launch / phi) of the grid, phi the golden ratio (Weyl's
+ * sequence: two launches p apart start frac(p / phi) n blocks apart, 0.38 n for p = 1, 0.24 n
+ * for 2, 0.15 n for 3; the same block again only for p a large Fibonacci number, 144 or more
+ * at n = 256); never block 0 (then the middle block). A grid of 2 blocks has one forward order:
+ * 1, 0.
+ */
+unsigned long long forward_start(unsigned long long n, unsigned long long launch)
+{
+    if (n <= 1)
+        return 0;
+    unsigned long long fraction = launch * 0x9E3779B97F4A7C15ull; /* frac(launch / phi) in 64 bits */
+    unsigned long long offset = (unsigned long long)(((unsigned __int128)fraction * n) >> 64);
+    unsigned long long start = (n / 2 + offset) % n;
+    return start == 0 ? n / 2 : start;
+}
 
 /** This launch's shuffle of the blocks (EMU_ORDER_RANDOM), into S.block_order. */
 bool shuffle_blocks()
@@ -452,7 +477,7 @@ unsigned long long block_at(unsigned long long position)
     if (n <= 1)
         return 0;
     if (S.order == EMU_ORDER_FORWARD)
-        return (position + n / 2) % n;
+        return (position + S.first_block) % n;
     if (S.order == EMU_ORDER_REVERSE)
         return n - 1 - position;
     if (n <= kShuffledBlocksMax)
@@ -1080,6 +1105,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     S.static_count = 0;
     S.static_declared = 0;
     S.rng = S.seed * 0x9E3779B97F4A7C15ull + 1;
+    S.first_block = forward_start(blocks, launch_number - 1);
     if (!shuffle_blocks()) {
         last_error = cudaErrorMemoryAllocation;
         return;

@@ -8,7 +8,9 @@
  *
  * Every case (kernel, n, block size) runs with kit_run_checked once per order: forward,
  * reverse and two seeded random orders, of the threads of each block and of the blocks of
- * each grid (emu_control.h). A correct kernel gives the exact sum in every order; a kernel
+ * each grid (emu_control.h), on a random input of the stage's own problem (an int sum, a
+ * float sum, a min, ...). A correct kernel gives the right answer, and the same bits, in
+ * every order (a float sum by a tree too; one by float atomics does not); a kernel
  * whose threads race for shared memory, or whose blocks expect an order, usually gives
  * different results in different orders, which this program reports: a race signal that
  * needs no sanitizer.
@@ -31,7 +33,9 @@
 #include "kit.h"
 
 #ifdef EMU_CHECK_KERNELS
-#define KIT_WRONG_KERNEL(name, slot, part, expected, what) extern const kit_pass_fn KIT_SYMBOL(name);
+#define KIT_WRONG_KERNEL(name, slot, part, expected, what)                                                    \
+    extern const kit_pass_fn KIT_SYMBOL(name);                                                                 \
+    extern const kit_signature KIT_SIGNATURE_SYMBOL(name);
 #include EMU_CHECK_KERNELS
 #undef KIT_WRONG_KERNEL
 
@@ -39,10 +43,11 @@ typedef struct listed_kernel {
     const char *name;
     int slot;
     const kit_pass_fn *pass;
+    const kit_signature *signature;
 } listed_kernel;
 
 static const listed_kernel listed[] = {
-#define KIT_WRONG_KERNEL(name, slot, part, expected, what) {#name, slot, &KIT_SYMBOL(name)},
+#define KIT_WRONG_KERNEL(name, slot, part, expected, what) {#name, slot, &KIT_SYMBOL(name), &KIT_SIGNATURE_SYMBOL(name)},
 #include EMU_CHECK_KERNELS
 #undef KIT_WRONG_KERNEL
 };
@@ -79,9 +84,16 @@ static int parse_list(const char *text, size_t *values, int max)
 
 typedef struct outcome {
     kit_status status;
-    int got;
+    kit_value got;
     char message[sizeof(((kit_error *)0)->message)];
 } outcome;
+
+/* Whether two runs gave the same answer, bit for bit (a float sum too: a tree gives the same
+ * bits in every order of the threads and blocks; float atomics do not). */
+static int same_value(kit_problem problem, const kit_value *a, const kit_value *b)
+{
+    return memcmp(a->w, b->w, kit_out_words(problem) * sizeof a->w[0]) == 0;
+}
 
 /* One case in every order; returns 1 if it is exact and the same in all of them. */
 static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned threads, int order_count)
@@ -91,13 +103,14 @@ static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned thread
     for (int o = 0; o < order_count; o++) {
         kit_error err = {KIT_OK, ""};
         emu_set_order(orders[o].order, orders[o].seed);
-        results[o].got = 0;
+        memset(&results[o].got, 0, sizeof results[o].got);
         results[o].status = kit_run_checked(stage, ws, threads, &results[o].got, &err);
         snprintf(results[o].message, sizeof results[o].message, "%s", err.message);
         if (results[o].status == KIT_CUDA_ERROR || results[o].status == KIT_TIMEOUT)
             cudaDeviceReset(); /* the emulator's faults are sticky, as a GPU's; start afresh */
         ok = ok && results[o].status == KIT_OK;
-        if (o > 0 && (results[o].status != results[0].status || results[o].got != results[0].got))
+        if (o > 0 && (results[o].status != results[0].status ||
+                      !same_value(ws->problem, &results[o].got, &results[0].got)))
             differ = 1;
     }
     emu_set_order(EMU_ORDER_FORWARD, 0);
@@ -108,11 +121,22 @@ static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned thread
             char seed[32] = "";
             if (orders[o].order == EMU_ORDER_RANDOM)
                 snprintf(seed, sizeof seed, " (seed %llu)", orders[o].seed);
-            printf("%s %s%s %s (sum %d)", o ? "," : "", emu_order_name(orders[o].order), seed,
-                   results[o].status == KIT_OK ? "ok" : kit_status_name(results[o].status), results[o].got);
+            char value[160];
+            kit_format_value(ws->problem, &results[o].got, value, sizeof value);
+            printf("%s %s%s %s (%s %s)", o ? "," : "", emu_order_name(orders[o].order), seed,
+                   results[o].status == KIT_OK ? "ok" : kit_status_name(results[o].status),
+                   kit_op_name(ws->problem.op), value);
         }
-        printf("; threads race for memory (a missing __syncthreads() or __syncwarp()?), or blocks expect an order "
-               "(blocks meet only through atomics)\n");
+        int all_ok = 1;
+        for (int o = 0; o < order_count; o++)
+            all_ok &= results[o].status == KIT_OK;
+        if (all_ok && ws->problem.type == KIT_FLOAT)
+            printf("; every one within the error bound, but a float sum must give the same bits whatever order the "
+                   "blocks finish in: float atomics (or blocks that add in the order they finish) are not "
+                   "reproducible, a tree is\n");
+        else
+            printf("; threads race for memory (a missing __syncthreads() or __syncwarp()?), or blocks expect an order "
+                   "(blocks meet only through atomics)\n");
     }
     for (int o = 0; o < order_count; o++)
         if (results[o].status != KIT_OK) {
@@ -196,6 +220,7 @@ int main(int argc, char **argv)
             continue;
         rows[row_count] = *kit_find_stage(kit_solutions_stages, listed[k].slot);
         rows[row_count].pass = listed[k].pass;
+        rows[row_count].signature = listed[k].signature;
         rows[row_count].impl = listed[k].name;
         row_count++;
     }
@@ -213,22 +238,37 @@ int main(int argc, char **argv)
            emu_race_mode() ? " under ThreadSanitizer" : "", order_count);
     int cases = 0, failed = 0;
     for (int s = 0; s < size_count; s++) {
-        kit_workspace ws;
-        kit_error err = {KIT_OK, ""};
-        if (kit_workspace_init(&ws, sizes[s], &err) != KIT_OK ||
-            kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 7000u + sizes[s], &err) != KIT_OK) {
-            fprintf(stderr, "%s: %s\n", argv[0], err.message);
-            kit_workspace_free(&ws);
-            return 2;
-        }
-        for (int r = 0; r < row_count; r++)
+        /* one workspace per problem the rows reduce (an int sum, a float sum, ...) at this size */
+        kit_workspace ws[8];
+        int ws_count = 0;
+        for (int r = 0; r < row_count; r++) {
+            kit_workspace *mine = NULL;
+            for (int w = 0; w < ws_count && !mine; w++)
+                if (kit_problem_equal(ws[w].problem, rows[r].problem))
+                    mine = &ws[w];
+            if (!mine) {
+                kit_error err = {KIT_OK, ""};
+                mine = &ws[ws_count];
+                memset(mine, 0, sizeof *mine);
+                if (ws_count == (int)(sizeof ws / sizeof ws[0]) ||
+                    kit_workspace_init_problem(mine, rows[r].problem, sizes[s], &err) != KIT_OK ||
+                    kit_workspace_fill(mine, KIT_PATTERN_RANDOM, 7000u + sizes[s], &err) != KIT_OK) {
+                    fprintf(stderr, "%s: %s\n", argv[0], err.message[0] ? err.message : "too many problems");
+                    for (int w = 0; w <= ws_count && w < (int)(sizeof ws / sizeof ws[0]); w++)
+                        kit_workspace_free(&ws[w]);
+                    return 2;
+                }
+                ws_count++;
+            }
             for (int t = 0; t < thread_count; t++) {
                 if (threads[t] < rows[r].min_threads || threads[t] > rows[r].max_threads)
                     continue;
                 cases++;
-                failed += !check_case(&rows[r], &ws, (unsigned)threads[t], order_count);
+                failed += !check_case(&rows[r], mine, (unsigned)threads[t], order_count);
             }
-        kit_workspace_free(&ws);
+        }
+        for (int w = 0; w < ws_count; w++)
+            kit_workspace_free(&ws[w]);
     }
     if (failed)
         printf("emu_check: %d of %d cases FAILED\n", failed, cases);

@@ -18,7 +18,9 @@
  *         static const char emu_shared_site_name = 0;
  *         typename ::emu::shared_decl<T [N]>::type name = ::emu::shared_decl<T [N]>::make(...);
  *       /  ::emu::shared_view<T> name = ::emu::extern_shared<T>("name", __FILE__);
- *       (written out, not as macros: the stage file sees no emulator macro), so every block
+ *       (written out, not as macros: the stage file sees no emulator macro; [[maybe_unused]]
+ *       after each name, since nvcc says nothing of an extern __shared__ array a skeleton
+ *       declares and does not use yet, and g++ would), so every block
  *       gets its own shared memory, and each later `name[` in that scope becomes
  *       `name(__LINE__)[`: an index outside the array is reported with its line. Other uses of
  *       a shared array's name become the array's pointer or size (see identifier()).
@@ -330,13 +332,13 @@ private:
             inner.erase(std::remove_if(inner.begin(), inner.end(), ::isspace), inner.end());
             if (inner != "[]")
                 return false;
-            out_ += "::emu::shared_view<" + flat_type + "> " + name + " = ::emu::extern_shared<" + flat_type +
-                    ">(\"" + name + "\", __FILE__)" + newlines;
+            out_ += "::emu::shared_view<" + flat_type + "> " + name + " [[maybe_unused]] = ::emu::extern_shared<" +
+                    flat_type + ">(\"" + name + "\", __FILE__)" + newlines;
         } else {
             std::string decl_type = flat_type + " " + flat_dims;
             out_ += "static const char emu_shared_site_" + name + " = 0; typename ::emu::shared_decl<" + decl_type +
-                    ">::type " + name + " = ::emu::shared_decl<" + decl_type + ">::make(&emu_shared_site_" + name +
-                    ", \"" + name + "\", __FILE__)" + newlines;
+                    ">::type " + name + " [[maybe_unused]] = ::emu::shared_decl<" + decl_type +
+                    ">::make(&emu_shared_site_" + name + ", \"" + name + "\", __FILE__)" + newlines;
         }
         pos_ = semicolon; /* the ';' is copied by the main loop */
         shared_.push_back({name, brace_,

@@ -15,7 +15,9 @@
 #include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -786,6 +788,407 @@ static void test_shuffle_outside_mask()
     report("a shuffle that reads outside its mask: an undefined value, no fault", problem);
 }
 
+/* ---------------------------------------------------------------- floats in warps and blocks (stage 9) */
+
+/** A float tree in a warp: a butterfly of __shfl_xor_sync, a fold of __shfl_down_sync, a
+ *  half-warp butterfly (width 16) and a double fold; values whose sums round, so the order of
+ *  the adds shows in the bits. */
+static __global__ void float_trees(const float *in, float *out, double *dout)
+{
+    const unsigned int lane = threadIdx.x % 32;
+    float v = in[threadIdx.x];
+    for (int mask = 16; mask > 0; mask /= 2)
+        v += __shfl_xor_sync(FULL, v, mask);
+    out[3 * threadIdx.x] = v;
+    float w = in[threadIdx.x];
+    for (unsigned int delta = 16; delta > 0; delta /= 2)
+        w += __shfl_down_sync(FULL, w, delta);
+    out[3 * threadIdx.x + 1] = w;
+    float h = in[threadIdx.x];
+    for (int mask = 8; mask > 0; mask /= 2)
+        h += __shfl_xor_sync(FULL, h, mask, 16);
+    out[3 * threadIdx.x + 2] = h;
+    double d = (double)in[threadIdx.x] / 3.0;
+    for (unsigned int delta = 16; delta > 0; delta /= 2)
+        d += __shfl_down_sync(FULL, d, delta);
+    dout[threadIdx.x] = lane == 0 ? d : 0.0;
+}
+
+static void test_float_trees()
+{
+    const int threads = 64;
+    std::vector<float> in(threads);
+    for (int t = 0; t < threads; t++)
+        in[t] = 1.0f / (float)(t + 1) + 1000.0f * (float)(t % 5); /* rounds when added */
+    device_buffer<float> input(in), out(3 * threads);
+    device_buffer<double> dout(threads);
+    float_trees<<<1, threads>>>(input.p, out.p, dout.p);
+    std::string problem = launch_error();
+    std::vector<float> want(3 * threads);
+    std::vector<double> dwant(threads, 0.0);
+    for (int base = 0; base < threads; base += 32) {
+        float v[32], w[32], h[32], next[32];
+        double d[32], dnext[32];
+        for (int l = 0; l < 32; l++) {
+            v[l] = w[l] = h[l] = in[base + l];
+            d[l] = (double)in[base + l] / 3.0;
+        }
+        for (int mask = 16; mask > 0; mask /= 2) {
+            for (int l = 0; l < 32; l++)
+                next[l] = v[l] + v[l ^ mask];
+            std::memcpy(v, next, sizeof v);
+        }
+        for (int delta = 16; delta > 0; delta /= 2) { /* lanes past the end read their own value */
+            for (int l = 0; l < 32; l++) {
+                next[l] = w[l] + w[l + delta < 32 ? l + delta : l];
+                dnext[l] = d[l] + d[l + delta < 32 ? l + delta : l];
+            }
+            std::memcpy(w, next, sizeof w);
+            std::memcpy(d, dnext, sizeof d);
+        }
+        for (int mask = 8; mask > 0; mask /= 2) {
+            for (int l = 0; l < 32; l++)
+                next[l] = h[l] + h[l ^ mask];
+            std::memcpy(h, next, sizeof h);
+        }
+        for (int l = 0; l < 32; l++) {
+            want[3 * (base + l)] = v[l];
+            want[3 * (base + l) + 1] = w[l];
+            want[3 * (base + l) + 2] = h[l];
+        }
+        dwant[base] = d[0];
+    }
+    if (problem.empty())
+        problem = compare("float trees (xor butterfly, down fold, width-16 butterfly)", out.get(), want);
+    if (problem.empty())
+        problem = compare("a double down fold", dout.get(), dwant);
+    report("float and double shuffles: __shfl_xor_sync butterflies (width 32 and 16), __shfl_down_sync folds, "
+           "bit for bit", problem);
+}
+
+/* ---------------------------------------------------------------- identities, min and max (stages 10-13) */
+
+/** Minimums and maximums from their identities (INT_MAX, INT_MIN, FLT_MAX of <climits> and
+ *  <cfloat>), CUDA's min()/max() overloads (int, unsigned, long long, float, double, an int
+ *  with an unsigned), fminf/fmaxf, a NaN, and the float bits (__float_as_int, ...). */
+static __global__ void identities(const int *in, const float *fin, int *out, float *fout, unsigned int n)
+{
+    if (threadIdx.x != 0)
+        return;
+    int lo = INT_MAX, hi = INT_MIN;
+    unsigned int ulo = UINT_MAX;
+    long long llo = LLONG_MAX;
+    float flo = FLT_MAX, fhi = -FLT_MAX, fmin_lo = FLT_MAX;
+    double dlo = DBL_MAX;
+    for (unsigned int i = 0; i < n; i++) {
+        lo = min(lo, in[i]);
+        hi = max(hi, in[i]);
+        ulo = min(ulo, (unsigned int)in[i]);
+        llo = min(llo, (long long)in[i] * 3000000000ll);
+        flo = min(flo, fin[i]);
+        fhi = max(fhi, fin[i]);
+        fmin_lo = fminf(fmin_lo, fin[i]);
+        dlo = min(dlo, (double)fin[i]);
+    }
+    out[0] = lo;
+    out[1] = hi;
+    out[2] = (int)ulo;
+    out[3] = (int)(llo / 3000000000ll);
+    out[4] = (int)min(-1, 1u); /* int and unsigned: compared as unsigned, as CUDA's overload does */
+    out[5] = max(7, 3);
+    const float nan = __int_as_float(0x7fc00000);
+    fout[0] = flo;
+    fout[1] = fhi;
+    fout[2] = fmin_lo;
+    fout[3] = (float)dlo;
+    fout[4] = fminf(nan, 2.5f); /* a NaN loses to a number */
+    fout[5] = max(nan, -2.5f);
+    fout[6] = fmaxf(-0.0f, -1.0f);
+    /* float bits: an order-preserving unsigned key, and back */
+    const float f = fin[0];
+    const unsigned int bits = __float_as_uint(f);
+    const unsigned int key = bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+    out[6] = (int)key;
+    out[7] = __float_as_int(f);
+    fout[7] = __int_as_float(__float_as_int(f) ^ (int)0x80000000); /* -f */
+    fout[8] = __uint_as_float(bits);
+}
+
+static void test_identities()
+{
+    std::vector<int> in{5, -3, 17, 9, -3, 12, 40, 2};
+    std::vector<float> fin{-1.5f, 3.25f, -7.75f, 0.5f, 100.0f, -7.75f, 2.0f, 1e-3f};
+    device_buffer<int> input(in), out(8);
+    device_buffer<float> finput(fin), fout(9);
+    identities<<<1, 32>>>(input.p, finput.p, out.p, fout.p, (unsigned int)in.size());
+    std::string problem = launch_error();
+    unsigned int bits;
+    std::memcpy(&bits, &fin[0], sizeof bits);
+    std::vector<int> want{-3, 40, 2, -3, 1, 7, (int)(bits & 0x80000000u ? ~bits : bits | 0x80000000u), (int)bits};
+    std::vector<float> fwant{-7.75f, 100.0f, -7.75f, -7.75f, 2.5f, -2.5f, -0.0f, 1.5f, -1.5f};
+    if (problem.empty())
+        problem = compare("ints (min, max from INT_MAX, INT_MIN; unsigned, long long; int with unsigned; key, bits)",
+                          out.get(), want);
+    if (problem.empty())
+        problem = compare("floats (min, max from FLT_MAX, fminf, double min, NaN, -0, bits)", fout.get(), fwant);
+    report("INT_MAX, INT_MIN, FLT_MAX, DBL_MAX; min() and max() of int, unsigned, long long, float, double; fminf, "
+           "fmaxf, NaN; __float_as_int, __int_as_float, __float_as_uint, __uint_as_float", problem);
+}
+
+/* ---------------------------------------------------------------- 64-bit atomics and tickets (stage 12) */
+
+static __device__ unsigned long long best_key = ~0ull;
+static __device__ unsigned int ticket = 0;
+
+/** One pass of an argmin: each thread's (value, index) packed into one 64-bit key, the value's
+ *  sign bit flipped so that unsigned order is int order, then the index: atomicMin on the key
+ *  keeps the smallest value and, among equal values, the smallest index. The block that draws
+ *  the last ticket (atomicInc) writes the answer and puts the key and the ticket back. Also
+ *  atomicMin/Max on long long and unsigned long long, atomicAdd on unsigned and atomicDec. */
+static __global__ void packed_argmin(const int *in, unsigned int n, int *answer, long long *lls,
+                                     unsigned long long *ulls, unsigned int *counts)
+{
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const unsigned long long key = (unsigned long long)((unsigned int)in[i] ^ 0x80000000u) << 32 | i;
+        atomicMin(&best_key, key);
+        atomicMin(&lls[0], (long long)in[i] * 4000000000ll);
+        atomicMax(&lls[1], (long long)in[i] * 4000000000ll);
+        atomicMax(&ulls[0], key);
+        atomicAdd(&counts[0], 1u);
+        atomicDec(&counts[1], 5u); /* counts 5, 4, ..., 0, then wraps to 5 */
+    }
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicInc(&ticket, gridDim.x - 1) == gridDim.x - 1; /* wraps to 0 by itself */
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        const unsigned long long key = atomicExch(&best_key, ~0ull);
+        answer[0] = (int)((unsigned int)(key >> 32) ^ 0x80000000u);
+        answer[1] = (int)(key & 0xffffffffu);
+        answer[2] = (int)ticket; /* 0 again */
+    }
+}
+
+static void test_packed_argmin()
+{
+    const unsigned int n = 1000, threads = 128, blocks = (n + threads - 1) / threads;
+    std::vector<int> in(n);
+    for (unsigned int i = 0; i < n; i++)
+        in[i] = (int)((i * 7919u) % 41u) - 20; /* -20 .. 20, ties everywhere */
+    std::string problem;
+    for (int run = 0; run < 2 && problem.empty(); run++) { /* the second run finds the key put back */
+        if (run == 1)
+            in[n - 1] = -21; /* a smaller value, last */
+        device_buffer<int> input(in), answer(3);
+        device_buffer<long long> lls(std::vector<long long>{LLONG_MAX, LLONG_MIN});
+        device_buffer<unsigned long long> ulls(1);
+        device_buffer<unsigned int> counts(std::vector<unsigned int>{0u, 5u});
+        packed_argmin<<<blocks, threads>>>(input.p, n, answer.p, lls.p, ulls.p, counts.p);
+        problem = launch_error();
+        int lo = INT_MAX, at = -1, hi = INT_MIN, hi_at = -1;
+        for (unsigned int i = 0; i < n; i++) {
+            if (in[i] < lo) {
+                lo = in[i];
+                at = (int)i;
+            }
+            if (in[i] >= hi) { /* the largest key: the largest value, then the largest index */
+                hi = in[i];
+                hi_at = (int)i;
+            }
+        }
+        if (problem.empty())
+            problem = compare("the argmin (value, first index, ticket after)", answer.get(), std::vector<int>{lo, at, 0});
+        if (problem.empty())
+            problem = compare("long long atomicMin, atomicMax", lls.get(),
+                              std::vector<long long>{lo * 4000000000ll, hi * 4000000000ll});
+        if (problem.empty())
+            problem = compare("unsigned long long atomicMax", ulls.get(),
+                              std::vector<unsigned long long>{(unsigned long long)((unsigned int)hi ^ 0x80000000u) << 32 |
+                                                              (unsigned int)hi_at});
+        if (problem.empty())
+            problem = compare("atomicAdd on unsigned, atomicDec", counts.get(),
+                              std::vector<unsigned int>{n, (5u - n % 6u) % 6u});
+    }
+    report("atomicMin and atomicMax on unsigned long long and long long (a packed argmin key), atomicInc and atomicAdd "
+           "tickets, atomicDec, atomicExch on 64 bits, a static __device__ word put back by the last block", problem);
+}
+
+/* ---------------------------------------------------------------- structures in shared memory (stages 13-15) */
+
+struct mat3 {
+    int m[9];
+};
+
+static __device__ mat3 mat3_min(const mat3 &a, const mat3 &b)
+{
+    mat3 r;
+    for (int c = 0; c < 9; c++)
+        r.m[c] = min(a.m[c], b.m[c]);
+    return r;
+}
+
+/** The element-wise minimum of a block's matrices: loaded as structures (9 ints a thread) or
+ *  coalesced (each warp reads 9 x 32 consecutive ints into shared memory, then each lane takes
+ *  its matrix from there), then a tree over a shared array of structures. */
+static __global__ void matrices_min(const mat3 *in, mat3 *out, int coalesced)
+{
+    __shared__ mat3 tree[128];
+    __shared__ int staged[4][9 * 32];
+    const unsigned int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    mat3 mine;
+    if (coalesced) {
+        const int *words = reinterpret_cast<const int *>(in + blockIdx.x * blockDim.x + warp * 32);
+        for (int k = 0; k < 9; k++)
+            staged[warp][k * 32 + lane] = words[k * 32 + lane];
+        __syncwarp();
+        for (int c = 0; c < 9; c++)
+            mine.m[c] = staged[warp][lane * 9 + c];
+    } else {
+        mine = in[blockIdx.x * blockDim.x + tid];
+    }
+    tree[tid] = mine;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (tid < s)
+            tree[tid] = mat3_min(tree[tid], tree[tid + s]);
+        __syncthreads();
+    }
+    if (tid == 0)
+        out[blockIdx.x] = tree[0];
+}
+
+static void test_matrices()
+{
+    const int blocks = 3, threads = 128;
+    std::vector<int> words(9 * blocks * threads);
+    for (size_t i = 0; i < words.size(); i++)
+        words[i] = (int)((i * 2654435761u) % 1000u) - 500;
+    device_buffer<int> input(words), out(9 * blocks), out_coalesced(9 * blocks);
+    matrices_min<<<blocks, threads>>>(reinterpret_cast<const mat3 *>(input.p), reinterpret_cast<mat3 *>(out.p), 0);
+    std::string problem = launch_error();
+    matrices_min<<<blocks, threads>>>(reinterpret_cast<const mat3 *>(input.p),
+                                      reinterpret_cast<mat3 *>(out_coalesced.p), 1);
+    if (problem.empty())
+        problem = launch_error();
+    std::vector<int> want(9 * blocks, INT_MAX);
+    for (int b = 0; b < blocks; b++)
+        for (int t = 0; t < threads; t++)
+            for (int c = 0; c < 9; c++)
+                want[9 * b + c] = std::min(want[9 * b + c], words[9 * (b * threads + t) + c]);
+    if (problem.empty())
+        problem = compare("element-wise minimums, 9 ints a thread", out.get(), want);
+    if (problem.empty())
+        problem = compare("element-wise minimums, coalesced loads through shared memory", out_coalesced.get(), want);
+    report("a struct of 9 ints: loads, a __shared__ array of structures, struct assignment; coalesced loads "
+           "exchanged through a 2-D __shared__ array", problem);
+}
+
+/* ---------------------------------------------------------------- float arithmetic intrinsics, a tile's struct shuffle */
+
+struct value_index {
+    int value;
+    int index;
+};
+struct four_floats {
+    float f[4];
+};
+
+static __global__ void float_intrinsics(const float *in, float *out, int *iout)
+{
+    const unsigned int t = threadIdx.x;
+    const float a = in[t], b = in[t + 32];
+    out[5 * t] = __fadd_rn(a, b);
+    out[5 * t + 1] = __fmul_rn(a, b);
+    out[5 * t + 2] = __fsub_rn(__fadd_rn(a, b), a); /* the part of b that survived the add */
+    out[5 * t + 3] = __fmaf_rn(a, b, -__fmul_rn(a, b)); /* the error of the product, exactly */
+    iout[3 * t] = __float2int_rn(a * 4.0f);
+    iout[3 * t + 1] = __float2int_rz(a * 4.0f);
+    /* a tile's shfl moves a structure (cooperative groups allow up to 32 bytes) */
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+    value_index mine = {(int)(a * 8.0f), (int)t};
+    value_index next = tile.shfl_down(mine, 1);
+    four_floats quad = {{a, b, a + b, a - b}};
+    four_floats from = tile.shfl(quad, 31 - (int)tile.thread_rank());
+    iout[3 * t + 2] = next.value * 1000 + next.index;
+    out[5 * t + 4] = from.f[2];
+}
+
+static void test_float_intrinsics()
+{
+    std::vector<float> in(64);
+    for (int i = 0; i < 64; i++)
+        in[i] = (i % 2 ? 1.0f : -1.0f) * (float)(i * i + 1) / 7.0f + (i >= 32 ? 3e7f : 0.0f);
+    device_buffer<float> input(in), out(5 * 32);
+    device_buffer<int> iout(3 * 32);
+    float_intrinsics<<<1, 32>>>(input.p, out.p, iout.p);
+    std::string problem = launch_error();
+    std::vector<float> want(5 * 32);
+    std::vector<int> iwant(3 * 32);
+    for (int t = 0; t < 32; t++) {
+        float a = in[t], b = in[t + 32];
+        volatile float sum = a + b, product = a * b; /* no contraction on the host either */
+        want[5 * t] = sum;
+        want[5 * t + 1] = product;
+        want[5 * t + 2] = sum - a;
+        want[5 * t + 3] = std::fma(a, b, -product);
+        iwant[3 * t] = (int)std::nearbyint(a * 4.0f);
+        iwant[3 * t + 1] = (int)(a * 4.0f);
+        int u = t < 31 ? t + 1 : t;
+        float ua = in[31 - t], ub = in[31 - t + 32];
+        iwant[3 * t + 2] = (int)(in[u] * 8.0f) * 1000 + u;
+        want[5 * t + 4] = ua + ub;
+    }
+    if (problem.empty())
+        problem = compare("__fadd_rn, __fmul_rn, __fsub_rn, __fmaf_rn, a tile's shfl of 16 bytes", out.get(), want);
+    if (problem.empty())
+        problem = compare("__float2int_rn, __float2int_rz, a tile's shfl_down of an 8-byte struct",
+                          iout.get(), iwant);
+    report("__fadd_rn, __fsub_rn, __fmul_rn, __fmaf_rn, __float2int_rn/_rz; a tile's shfl of a struct (8 and 16 bytes)",
+           problem);
+}
+
+/* ---------------------------------------------------------------- a launcher erased by a template <auto> */
+
+static __global__ void add_one(const int *in, int *out)
+{
+    out[threadIdx.x] = in[threadIdx.x] + 1;
+}
+
+static size_t launch_add_one(const int *in, int *out, size_t n, unsigned threads)
+{
+    add_one<<<1, (unsigned int)n>>>(in, out);
+    return threads;
+}
+
+/* common/stage.h's pattern: a typed launcher as a template argument, erased to void pointers */
+template <auto launcher> struct erased;
+template <typename In, typename Out, size_t (*launcher)(const In *, Out *, size_t, unsigned)>
+struct erased<launcher> {
+    static size_t pass(const void *in, void *out, size_t n, unsigned threads)
+    {
+        return launcher(static_cast<const In *>(in), static_cast<Out *>(out), n, threads);
+    }
+    static constexpr size_t in_size = sizeof(In);
+};
+static size_t (*const erased_add_one)(const void *, void *, size_t, unsigned) = erased<launch_add_one>::pass;
+
+static void test_template_auto()
+{
+    std::vector<int> in{1, 2, 3, 4, 5, 6, 7, 8};
+    device_buffer<int> input(in), out(8);
+    size_t returned = erased_add_one(input.p, out.p, in.size(), 32);
+    std::string problem = launch_error();
+    if (problem.empty())
+        problem = compare("erased launcher's output", out.get(), std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9});
+    if (problem.empty() && (returned != 32 || erased<launch_add_one>::in_size != sizeof(int)))
+        problem = "the erased launcher returned " + std::to_string(returned) + ", not 32";
+    report("a launcher through template <auto F> (common/stage.h's KIT_REGISTER_STAGE)", problem);
+}
+
 /* ---------------------------------------------------------------- main */
 
 extern "C" int kit_cuda_features(void)
@@ -802,6 +1205,12 @@ extern "C" int kit_cuda_features(void)
     test_vector_loads();
     test_shared_and_templates();
     test_shuffle_outside_mask();
+    test_float_trees();
+    test_identities();
+    test_packed_argmin();
+    test_matrices();
+    test_float_intrinsics();
+    test_template_auto();
     if (failed) {
         std::printf("%d of %d features differ from a GPU\n", failed, features);
         return 1;
