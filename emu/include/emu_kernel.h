@@ -374,6 +374,17 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #pragma GCC diagnostic pop
 #endif
 template <class T> inline T __ldg(const T *p) { return *p; }
+/* The loads and stores with a cache hint (cache at all levels, in L2 only, streaming, last use,
+ * volatile; write back, write through): one memory here, so plain loads and stores. */
+template <class T> inline T __ldca(const T *p) { return *p; }
+template <class T> inline T __ldcg(const T *p) { return *p; }
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline T __ldlu(const T *p) { return *p; }
+template <class T> inline T __ldcv(const T *p) { return *p; }
+template <class T> inline void __stwb(T *p, T v) { *p = v; }
+template <class T> inline void __stcg(T *p, T v) { *p = v; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }
+template <class T> inline void __stwt(T *p, T v) { *p = v; }
 
 /* Atomics: real atomics, so ThreadSanitizer sees them as such, and each one a read-modify-write
  * that acquires and releases (an atomicMin that changes nothing still writes the old value

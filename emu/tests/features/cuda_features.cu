@@ -1189,6 +1189,51 @@ static void test_template_auto()
     report("a launcher through template <auto F> (common/stage.h's KIT_REGISTER_STAGE)", problem);
 }
 
+/* ---------------------------------------------------------------- loads and stores with a cache hint */
+
+static __global__ void cache_hints(const int *in, const float4 *fin, int *out, float4 *fout)
+{
+    const unsigned int t = threadIdx.x;
+    const int v = __ldcg(in + t) + 2 * __ldca(in + t) + 4 * __ldcs(in + t) + 8 * __ldlu(in + t) + 16 * __ldcv(in + t);
+    __stcg(out + 4 * t, v);
+    __stcs(out + 4 * t + 1, __ldg(in + t));
+    __stwt(out + 4 * t + 2, -v);
+    __stwb(out + 4 * t + 3, 7);
+    const float4 f = __ldcg(fin + t);
+    __stcg(fout + t, make_float4(f.w, f.z, f.y, f.x));
+}
+
+static void test_cache_hints()
+{
+    const int threads = 32;
+    std::vector<int> in(threads);
+    std::vector<float> fin(4 * threads);
+    for (int t = 0; t < threads; t++)
+        in[t] = t * 3 - 40;
+    for (size_t i = 0; i < fin.size(); i++)
+        fin[i] = 0.5f * (float)i;
+    device_buffer<int> input(in), out(4 * threads);
+    device_buffer<float> finput(fin), fout(4 * threads);
+    cache_hints<<<1, threads>>>(input.p, reinterpret_cast<const float4 *>(finput.p), out.p,
+                                reinterpret_cast<float4 *>(fout.p));
+    std::string problem = launch_error();
+    std::vector<int> want(4 * threads);
+    std::vector<float> fwant(4 * threads);
+    for (int t = 0; t < threads; t++) {
+        want[4 * t] = 31 * in[t];
+        want[4 * t + 1] = in[t];
+        want[4 * t + 2] = -31 * in[t];
+        want[4 * t + 3] = 7;
+        for (int k = 0; k < 4; k++)
+            fwant[4 * t + k] = fin[4 * t + 3 - k];
+    }
+    if (problem.empty())
+        problem = compare("int loads and stores with cache hints", out.get(), want);
+    if (problem.empty())
+        problem = compare("float4 __ldcg and __stcg", fout.get(), fwant);
+    report("__ldcg, __ldca, __ldcs, __ldlu, __ldcv, __stcg, __stcs, __stwt, __stwb (int, float4)", problem);
+}
+
 /* ---------------------------------------------------------------- main */
 
 extern "C" int kit_cuda_features(void)
@@ -1211,6 +1256,7 @@ extern "C" int kit_cuda_features(void)
     test_matrices();
     test_float_intrinsics();
     test_template_auto();
+    test_cache_hints();
     if (failed) {
         std::printf("%d of %d features differ from a GPU\n", failed, features);
         return 1;
