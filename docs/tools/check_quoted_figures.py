@@ -76,6 +76,13 @@ def is_sweep(path, data):
     return os.path.basename(path).startswith("sweep-") or (isinstance(data, dict) and data.get("kind") == "sweep")
 
 
+def is_accuracy(path, data):
+    """An accuracy run of the float sums (reduce_ladder --accuracy): errors, not speeds; none of its
+    figures is quoted as a speed."""
+    return os.path.basename(path).startswith("accuracy-") or (isinstance(data, dict) and
+                                                              data.get("kind") == "accuracy")
+
+
 def load_sweeps(root):
     """{short GPU name: its newest sweep} from docs/results/ (reduce_ladder --sweep), each with
     by_n: {n: {row: row}}."""
@@ -101,7 +108,7 @@ def load_runs(root):
     for path in sorted(glob.glob(os.path.join(root, "docs", "results", "*.json"))):
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        if is_sweep(path, data):
+        if is_sweep(path, data) or is_accuracy(path, data):
             continue
         data["file"] = os.path.relpath(path, root)
         data["short"] = gpu_short(data["gpu"]["name"])

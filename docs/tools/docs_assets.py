@@ -51,15 +51,35 @@ from check_sweeps import ALL_MIN, ALL_RANGE, MID_MIN, MID_RANGE  # noqa: E402
 HARRIS_G80 = {1: "1.00x", 2: "2.33x", 3: "4.68x", 4: "8.34x", 5: "15.0x", 6: "21.2x", 7: "30.0x"}
 
 
+# A row of common/stages.def: KIT_STAGE(number, dir, name, "title", min_threads, max_threads, passes,
+# type, op, baseline).
+STAGE_ROW = re.compile(r'^KIT_STAGE\((\d+),\s*(\w+),\s*(\w+),\s*"([^"]*)",\s*(\d+),\s*(\d+),\s*(\w+),\s*'
+                       r'(\w+),\s*(\w+),\s*(\d+)\)', re.M)
+INT_SUM = ("KIT_INT", "KIT_SUM")
+
+
 def read_stages(src):
+    """The rows of common/stages.def, in order: number, dir, name, title, passes, type, op,
+    baseline (type and op as written there: KIT_INT, KIT_SUM, ...)."""
     with open(os.path.join(src, "common", "stages.def"), encoding="utf-8") as f:
         text = f.read()
     stages = []
-    for m in re.finditer(r'^KIT_STAGE\((\d+),\s*(\w+),\s*(\w+),\s*"([^"]*)"', text, re.M):
-        stages.append(dict(number=int(m.group(1)), dir=m.group(2), name=m.group(3), title=m.group(4)))
+    for m in STAGE_ROW.finditer(text):
+        stages.append(dict(number=int(m.group(1)), dir=m.group(2), name=m.group(3), title=m.group(4),
+                           passes=m.group(7), type=m.group(8), op=m.group(9), baseline=int(m.group(10))))
+    rows = len(re.findall(r"^KIT_STAGE\(", text, re.M))
     if not stages:
         raise SystemExit("docs_assets.py: no KIT_STAGE lines in common/stages.def")
+    if rows != len(stages):
+        raise SystemExit("docs_assets.py: %d of the %d KIT_STAGE lines of common/stages.def do not have the ten "
+                         "columns (number, dir, name, \"title\", min_threads, max_threads, passes, type, op, "
+                         "baseline)" % (rows - len(stages), rows))
     return stages
+
+
+def is_int_sum(stage):
+    """Whether a stage is one of the int-sum ladder's (the main page's chart and table)."""
+    return (stage["type"], stage["op"]) == INT_SUM
 
 
 def snippet(path, marker):
@@ -222,17 +242,22 @@ def is_sweep(path, data=None):
     return os.path.basename(path).startswith("sweep-") or (isinstance(data, dict) and data.get("kind") == "sweep")
 
 
+def is_accuracy(path, data=None):
+    """An accuracy run (reduce_ladder --accuracy: float sums' errors against n) rather than a ladder run."""
+    return os.path.basename(path).startswith("accuracy-") or (isinstance(data, dict) and data.get("kind") == "accuracy")
+
+
 def load_results(src):
-    """Every ladder result in docs/results/*.json (sweeps left out: load_sweeps()), oldest first
-    within each GPU."""
+    """Every ladder result in docs/results/*.json (sweeps and accuracy runs left out: load_sweeps(),
+    load_accuracy()), oldest first within each GPU."""
     results = []
     for path in sorted(glob.glob(os.path.join(src, "docs", "results", "*.json"))):
-        if is_sweep(path):
+        if is_sweep(path) or is_accuracy(path):
             continue
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
-            if is_sweep(path, data):
+            if is_sweep(path, data) or is_accuracy(path, data):
                 continue
             rows = dict((str(r["stage"]), r) for r in data["rows"])
             data["gpu"]["name"], data["date"], data["n"], data["threads"]
@@ -421,6 +446,435 @@ def stage_results_html(stage, runs):
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------------- beyond int sums
+# Stages 9 and on reduce other types or with other operators (common/stages.def's type and op
+# columns). Their speed is measured against the reference of their baseline stage (the last
+# column), not against stage 1, and the main page's ladder of int sums leaves them out.
+TYPE_WORDS = {"KIT_INT": ("int", "ints"), "KIT_FLOAT": ("float", "floats"), "KIT_MAT3": ("3x3 int matrix", "matrices"),
+              "KIT_MAT3_SOA": ("3x3 int matrix (9 planes)", "matrices")}
+OP_WORDS = {"KIT_SUM": "sum", "KIT_MIN": "minimum", "KIT_MAX": "maximum", "KIT_ARGMIN": "argmin"}
+LAYOUT = {"KIT_MAT3": "array of structures", "KIT_MAT3_SOA": "structure of arrays (9 planes)"}
+
+
+def problem_text(stage):
+    """'float sum', 'int minimum', 'element-wise minimum of 3x3 int matrices'."""
+    if stage["type"] in ("KIT_MAT3", "KIT_MAT3_SOA"):
+        return "element-wise %s of 3x3 int matrices" % OP_WORDS.get(stage["op"], stage["op"])
+    return "%s %s" % (TYPE_WORDS.get(stage["type"], (stage["type"],))[0], OP_WORDS.get(stage["op"], stage["op"]))
+
+
+def ratio_of(row, base):
+    """base's time / row's time (how many times faster row is), or None."""
+    if not ok_row(row) or not ok_row(base) or not row["median_ms"]:
+        return None
+    return base["median_ms"] / row["median_ms"]
+
+
+def row_n_text(r, row, stage):
+    n = row.get("n", r["n"]) if isinstance(row.get("n", r["n"]), int) else r["n"]
+    return "%s %s" % (size_text(n), TYPE_WORDS.get(stage["type"], ("", "elements"))[1])
+
+
+def problem_results_html(stage, runs, stages):
+    """A stage beyond the int sums: its speed on the newest run of each GPU, and against the reference
+    of its baseline stage where that is another stage."""
+    k, base = stage["number"], stage["baseline"]
+    shown = [r for r in runs if r["by_stage"].get(str(k)) is not None]
+    if not shown:
+        return ('<p class="kit-note kit-missing">Not measured yet: no committed run has stage %d. The newest run of each '
+                'GPU in <code>docs/results/</code> (%s) was made before the kit had it. <code>reduce_ladder --counters '
+                '--format json</code> on a GPU measures every stage of <code>common/stages.def</code>; committed as '
+                '<code>docs/results/ladder-&lt;GPU&gt;-&lt;date&gt;.json</code>, its figures appear here.</p>\n'
+                % (k, ", ".join("%s, %s" % (html.escape(r["short"]), html.escape(r["date"])) for r in runs)))
+    has_cub = any(str(r["by_stage"][str(k)].get("percent_of_cub", "-")) not in ("-", "") for r in shown)
+    out = ['<table class="kit-results"><tr><th>GPU, run</th><th>n</th><th>time</th><th>GB/s</th><th>%% of peak</th>%s%s'
+           '</tr>' % ("<th>vs stage %d</th>" % base if base != k else "", "<th>% of CUB</th>" if has_cub else "")]
+    for r in shown:
+        row = r["by_stage"][str(k)]
+        if not ok_row(row):
+            out.append('<tr><td>%s, %s</td><td>%s</td><td colspan="%d" class="kit-text">%s</td></tr>'
+                       % (html.escape(r["short"]), html.escape(r["date"]), row_n_text(r, row, stage),
+                          3 + (base != k) + has_cub, html.escape(str(row.get("result", "not measured")))))
+            continue
+        vs = ""
+        if base != k:
+            v = ratio_of(row, r["by_stage"].get(str(base)))
+            vs = "<td>%s</td>" % ("%.2fx" % v if v else "-")
+        cub = "<td>%s</td>" % html.escape(str(row.get("percent_of_cub", "-"))) if has_cub else ""
+        out.append("<tr><td>%s, %s</td><td>%s</td><td>%s ms</td><td><b>%s</b></td><td>%s</td>%s%s</tr>"
+                   % (html.escape(r["short"]), html.escape(r["date"]), row_n_text(r, row, stage),
+                      fmt(row["median_ms"], "%.4f"), fmt(row["gbps"], "%.0f"), pct_text(percent_of_peak(r, row)), vs, cub))
+    out.append("</table>")
+    notes = ["GB/s: bytes of input read per second (the n elements' bytes / median time)",
+             "% of peak: that rate as a share of the GPU's theoretical DRAM bandwidth"]
+    if base != k:
+        notes.append("vs stage %d: how many times faster than the reference stage %d on the same run, the speed "
+                     "this stage is graded against" % (base, base))
+    if has_cub:
+        notes.append("% of CUB: the speed of CUB's reduction of the same problem on the same input")
+    missing = [r for r in runs if r not in shown]
+    tail = ("; no stage %d yet in the newest run of the %s" % (k, " or the ".join(html.escape(r["short"]) for r in missing))
+            if missing else "")
+    out.append('<p class="kit-note">%s. %s: %d threads per block, median of %s runs%s.</p>'
+               % (". ".join(notes), problem_text(stage)[0].upper() + problem_text(stage)[1:],
+                  shown[0]["threads"], shown[0].get("reps", "?"), tail))
+    return "\n".join(out) + "\n"
+
+
+def matrix_stages(stages):
+    """The stages that reduce 3x3 matrices, in order (13, 14, 15)."""
+    return [s for s in stages if s["type"] in ("KIT_MAT3", "KIT_MAT3_SOA")]
+
+
+def matrix_layout(stage, first):
+    """What a matrices stage does with the layout: 'AoS, 9 ints per thread', 'SoA', 'AoS, coalesced'."""
+    if stage["type"] == "KIT_MAT3_SOA":
+        return "SoA: 9 planes"
+    return "AoS, as the report has it" if stage is first else "AoS, coalesced loads"
+
+
+def matrices_html(stages, runs, this, documented):
+    """The 3x3 matrices' layouts side by side (stages 13, 14, 15): per GPU, each stage's GB/s and time,
+    and how many times faster than the first (the array of structures read 9 ints per thread). this:
+    the page's stage, shaded."""
+    mats = matrix_stages(stages)
+    if not mats:
+        return ""
+    first = mats[0]
+    shown = [r for r in runs if any(ok_row(r["by_stage"].get(str(s["number"]))) for s in mats)]
+    if not shown:
+        return ('<p class="kit-note kit-missing">Not measured yet: no committed run has stages %s. The next run of '
+                '<code>reduce_ladder --counters --format json</code> on a GPU measures them; committed to '
+                '<code>docs/results/</code>, it fills this table: the three layouts side by side, in GB/s and as '
+                'multiples of stage %d\'s speed.</p>\n'
+                % (", ".join(str(s["number"]) for s in mats[:-1]) + " and %d" % mats[-1]["number"], first["number"]))
+    head = "".join('<th%s>%s<br>stage %s<br>%s</th>' % (
+        ' class="kit-this"' if s["number"] == this else "",
+        '<a href="stage%d.html">%s</a>' % (s["number"], html.escape(matrix_layout(s, first)))
+        if s["number"] in documented and s["number"] != this else html.escape(matrix_layout(s, first)),
+        s["number"], html.escape(s["title"])) for s in mats)
+    out = ['<table class="kit-results kit-side"><tr><th>GPU, run</th><th></th>%s</tr>' % head]
+    for r in shown:
+        base = r["by_stage"].get(str(first["number"]))
+        lines = (("GB/s", lambda row: "<b>%s</b>" % fmt(row["gbps"], "%.0f")),
+                 ("time", lambda row: "%s ms" % fmt(row["median_ms"], "%.4f")),
+                 ("% of peak", lambda row: pct_text(percent_of_peak(r, row))),
+                 ("vs stage %d" % first["number"], lambda row: "%.2fx" % ratio_of(row, base) if ratio_of(row, base)
+                  else "-"))
+        for li, (label, cell) in enumerate(lines):
+            cells = []
+            for s in mats:
+                row = r["by_stage"].get(str(s["number"]))
+                cls = ' class="kit-this"' if s["number"] == this else ""
+                if ok_row(row):
+                    cells.append("<td%s>%s</td>" % (cls, cell(row)))
+                else:
+                    cells.append("<td%s>%s</td>" % (cls, html.escape(str(row.get("result"))) if row else "not measured"))
+            first_cell = ('<td rowspan="%d">%s, %s</td>' % (len(lines), html.escape(r["short"]), html.escape(r["date"]))
+                          if li == 0 else "")
+            out.append("<tr>%s<td class=\"kit-text\">%s</td>%s</tr>" % (first_cell, label, "".join(cells)))
+    out.append("</table>")
+    r0 = shown[0]
+    sizes = sorted(set(row_n_text(r, r["by_stage"][str(s["number"])], s) for r in shown for s in mats
+                       if r["by_stage"].get(str(s["number"]))))
+    out.append('<p class="kit-note">The same matrices in every column (%s, %d threads per block, median of %s runs); '
+               'GB/s: their bytes, 36 per matrix, read per second. <i>vs stage %d</i>: stage %d\'s time divided by '
+               'the column\'s, above 1.00x where the column is faster.</p>'
+               % (", ".join(sizes), r0["threads"], r0.get("reps", "?"), first["number"], first["number"]))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------- float accuracy
+# reduce_ladder --accuracy --format json, committed as docs/results/accuracy-<GPU>-<date>.json:
+#   {"kind": "accuracy", "gpu": {"name": ...}, "date": "YYYY-MM-DD", "rows": [
+#     {"n": 1024, "pattern": "random", "exact": <the exact sum, a double>,
+#      "sequential": e, "pairwise": e, "kahan": e, "neumaier": e, "stage9": e, "cub": e,
+#      "stage9_reproducible": true}, ...]}
+# where each e is a relative error |computed - exact| / |exact| (0 when exact). Optional: "emulated",
+# "threads", "seed", "reps" at the top; per row "abs_sum" (sum of |x|; the kit's float patterns
+# are all non-negative, so it is the exact sum where it is missing) and "values" (the computed
+# sums themselves, by the same keys). A file whose name is not accuracy-<GPU>-<date>.json (such as a
+# sample) is never shown: the pages show only dated runs.
+ACCURACY_NAME = re.compile(r"^accuracy-(.+)-(\d{4}-\d\d-\d\d)\.json$")
+ACCURACY_CPU = (("sequential", "sequential float", "#d62728"), ("pairwise", "pairwise tree", "#e08a1e"),
+                ("kahan", "Kahan", "#8c6bb1"), ("neumaier", "Neumaier", "#4c9a4c"))
+UNIT_ROUNDOFF = 2.0 ** -24   # float's u: the largest relative error of one rounding
+
+
+def accuracy_keys(float_stage):
+    """The row keys of an accuracy run, in table order: (key, label, colour, where)."""
+    return [(k, label, colour, "CPU") for k, label, colour in ACCURACY_CPU] + \
+        [("stage%d" % float_stage, "stage %d" % float_stage, "#3b6fb6", "GPU"), ("cub", "CUB", "#2c7a2c", "GPU")]
+
+
+def kit_float_run(src):
+    """KIT_FLOAT_RUN of common/kit.h: the additions in a row the float lab allows before its tree."""
+    with open(os.path.join(src, "common", "kit.h"), encoding="utf-8") as f:
+        m = re.search(r"^#define\s+KIT_FLOAT_RUN\s+(\d+)", f.read(), re.M)
+    if not m:
+        raise SystemExit("docs_assets.py: common/kit.h has no '#define KIT_FLOAT_RUN <number>' (the float page needs it)")
+    return int(m.group(1))
+
+
+def reproducible_runs(src):
+    """KIT_REPRODUCIBLE_RUNS of tests/grader/grader.h: how often the grader runs one input of a float stage
+    (the float page quotes it), or None without the grader."""
+    try:
+        with open(os.path.join(src, "tests", "grader", "grader.h"), encoding="utf-8") as f:
+            m = re.search(r"^#define\s+KIT_REPRODUCIBLE_RUNS\s+(\d+)", f.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
+def float_depth(n):
+    """ceil(log2 n), as kit_float_bound() counts it (0 for n = 1)."""
+    return (max(1, n) - 1).bit_length()
+
+
+def float_bound_relative(n, run):
+    """kit_float_bound(n, sum |x|) / sum |x|: gamma_h, h = ceil(log2 n) + KIT_FLOAT_RUN."""
+    h = float_depth(n) + run
+    return h * UNIT_ROUNDOFF / (1.0 - h * UNIT_ROUNDOFF)
+
+
+def load_accuracy(src, float_stage):
+    """The dated accuracy runs in docs/results/ (accuracy-<GPU>-<date>.json), each with file and short; a
+    file that says it is one but cannot be read as one stops the build, naming it."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(src, "docs", "results", "*.json"))):
+        name = os.path.basename(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as exc:
+            if name.startswith("accuracy-"):
+                raise SystemExit("docs_assets.py: cannot read %s (%s)" % (path, exc))
+            continue
+        if not is_accuracy(path, data) or not ACCURACY_NAME.match(name):
+            continue
+        try:
+            if data.get("kind") != "accuracy":
+                raise KeyError('"kind" is not "accuracy"')
+            data["gpu"]["name"], data["date"]
+            rows = sorted(data["rows"], key=lambda r: (str(r.get("pattern", "")), int(r["n"])))
+            for r in rows:
+                int(r["n"]), float(r["exact"])
+                for key, _, _, _ in accuracy_keys(float_stage):
+                    if r.get(key) is not None:
+                        float(r[key])
+            if not rows:
+                raise KeyError("no rows")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise SystemExit("docs_assets.py: %s is not an accuracy run (%s)" % (path, exc))
+        data["rows"] = rows
+        data["file"] = os.path.relpath(path, src)
+        data["short"] = gpu_short(data["gpu"]["name"])
+        found.append(data)
+    return found
+
+
+def newest_accuracy(runs):
+    """The newest accuracy run of each GPU (by date, then file), ordered by GPU; emulated runs left out."""
+    newest = {}
+    for r in runs:
+        if r.get("emulated"):
+            continue
+        if r["short"] not in newest or (r["date"], r["file"]) > (newest[r["short"]]["date"], newest[r["short"]]["file"]):
+            newest[r["short"]] = r
+    return [newest[k] for k in sorted(newest)]
+
+
+def sci_html(v):
+    """A relative error as the table prints it: 8.4 &times; 10<sup>-3</sup>, 0 (exact), - (not measured)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return "-"
+    if v == 0:
+        return "0"
+    m, e = ("%.1e" % v).split("e")
+    return "%s&#8239;&#215;&#8239;10<sup>%d</sup>" % (m, int(e))
+
+
+def sci_text(v):
+    """The same for an SVG or an alias: 8.4e-3, 0."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return "-"
+    if v == 0:
+        return "0"
+    m, e = ("%.1e" % v).split("e")
+    return "%se%d" % (m, int(e))
+
+
+def n_label(row):
+    return size_text(int(row["n"])) if int(row["n"]) & (int(row["n"]) - 1) == 0 else "{:,}".format(int(row["n"]))
+
+
+def accuracy_chart(run, keys, float_run):
+    """Relative error against n on log axes: one line per way of summing (random inputs), the grader's
+    bound gamma_h and one rounding (u) as dashed lines; an exact result (0) sits on the bottom edge."""
+    rows = [r for r in run["rows"] if r.get("pattern", "random") == "random"]
+    rows = sorted(rows, key=lambda r: int(r["n"]))
+    if len(rows) < 2:
+        return ""
+    ns = [int(r["n"]) for r in rows]
+    kmin, kmax = math.log2(ns[0]), math.log2(ns[-1])
+    values = [r.get(k) for r in rows for k, _, _, _ in keys]
+    values = [v for v in values if isinstance(v, (int, float)) and v > 0]
+    bound = [float_bound_relative(n, float_run) for n in ns]
+    lo_v = min(values + [UNIT_ROUNDOFF / 16])
+    hi_v = max(values + bound)
+    lo = 10 ** math.floor(math.log10(lo_v))
+    hi = 10 ** math.ceil(math.log10(hi_v * 1.2))
+    W, H, left, plot_top, bottom = 800, 430, 62, 40, 360
+    plot_w = W - left - 200
+    xs = lambda k: left + plot_w * (k - kmin) / ((kmax - kmin) or 1)
+    ys = lambda v: bottom - (bottom - plot_top) * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+    floor_y = bottom - 2
+    svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" role="img" '
+           'aria-label="relative error of float sums against n on %s">' % (W, H, W, html.escape(run["gpu"]["name"]))]
+    svg.append('<text x="8" y="22" font-size="14" font-weight="bold">%s</text>' % html.escape(
+        "Relative error of a float sum against n, random floats in [0, 1), %s, %s (both axes logarithmic)"
+        % (run["short"], run["date"])))
+    v = lo
+    while v <= hi * 1.0001:
+        svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e3e3"/>' % (left, left + plot_w, ys(v), ys(v)))
+        svg.append('<text x="%d" y="%.1f" font-size="10.5" text-anchor="end" fill="#666">10%s</text>'
+                   % (left - 6, ys(v) + 4, sup(int(round(math.log10(v))))[1:]))
+        v *= 10
+    for k in range(int(math.ceil(kmin)), int(kmax) + 1):
+        svg.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#333"/>' % (xs(k), xs(k), bottom, bottom + 4))
+        if (k - int(math.ceil(kmin))) % 2 == 0:
+            svg.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>' % (xs(k), bottom + 17, sup(k)))
+    svg.append('<text x="%d" y="%d" font-size="11" text-anchor="middle" fill="#444">n, floats summed</text>'
+               % (left + plot_w / 2, bottom + 34))
+    labels = []
+    # the grader's bound and one rounding
+    pts = " ".join("%.1f,%.1f" % (xs(math.log2(n)), ys(b)) for n, b in zip(ns, bound))
+    svg.append('<polyline points="%s" fill="none" stroke="#555" stroke-width="1.4" stroke-dasharray="6 4"/>' % pts)
+    labels.append((ys(bound[-1]) + 4, "grader's bound, h = log\u2082n + %d" % float_run, "#555555"))
+    svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999" stroke-width="1.2" stroke-dasharray="2 3"/>'
+               % (left, left + plot_w, ys(UNIT_ROUNDOFF), ys(UNIT_ROUNDOFF)))
+    labels.append((ys(UNIT_ROUNDOFF) + 4, "one rounding, u = 2\u207b\u00b2\u2074", "#777777"))
+    for key, label, colour, where in reversed(keys):
+        pts = [(math.log2(int(r["n"])), r.get(key)) for r in rows if isinstance(r.get(key), (int, float))]
+        if not pts:
+            continue
+        coords = [(xs(k), ys(v) if v > 0 else floor_y) for k, v in pts]
+        width = 2.6 if where == "GPU" and key != "cub" else 1.8
+        svg.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="%.1f" stroke-linejoin="round"/>'
+                   % (" ".join("%.1f,%.1f" % c for c in coords), colour, width))
+        for (k, v), (x, y) in zip(pts, coords):
+            svg.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"><title>%s</title></circle>'
+                       % (x, y, width + 0.6, colour, html.escape("%s (%s), n = %s: %s" % (
+                           label, where, sup(int(k)), sci_text(v) if v else "0, exact"))))
+        last = pts[-1][1]
+        labels.append((coords[-1][1] + 4, "%s (%s) %s" % (label, where, sci_text(last) if last else "0, exact"), colour))
+    placed = spread_labels([w for w, _, _ in labels], 14, plot_top, bottom + 6)
+    for (wanted, text, colour), ly in zip(labels, placed):
+        svg.append('<polyline points="%d,%.1f %d,%.1f" fill="none" stroke="%s" stroke-width="1"/>'
+                   % (left + plot_w + 2, wanted - 4, left + plot_w + 10, ly - 4, colour))
+        svg.append('<text x="%d" y="%.1f" font-size="11" fill="%s">%s</text>' % (left + plot_w + 13, ly, colour,
+                                                                                  html.escape(text)))
+    svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left + plot_w, bottom, bottom))
+    svg.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>' % (left, left, plot_top, bottom))
+    svg.append('<text x="8" y="%d" font-size="10.5" fill="#666">|computed &#8722; exact| / exact. A point on the '
+               'bottom edge is an exact result (error 0), which a logarithmic axis cannot place.</text>' % (H - 12))
+    svg.append("</svg>")
+    return "\n".join(svg)
+
+
+def accuracy_table(run, keys, float_run):
+    """Per n (and pattern): the exact sum, the relative error of each way of summing, the grader's bound
+    relative to the sum, and whether the stage gave the same bits in every run."""
+    stage_key = keys[4][0]
+    out = ['<div class="kit-scroll"><table class="kit-results kit-accuracy"><tr><th>n</th><th>input</th>'
+           '<th>exact sum</th>%s<th>grader\'s bound</th><th>%s: same bits every run</th></tr>'
+           % ("".join("<th>%s<br>(%s)</th>" % (html.escape(label), where) for _, label, _, where in keys),
+              html.escape(keys[4][1]))]
+    for r in run["rows"]:
+        n = int(r["n"])
+        exact = float(r["exact"])
+        abs_sum = float(r.get("abs_sum", abs(exact)))
+        bound = float_bound_relative(n, float_run) * abs_sum / abs(exact) if exact else None
+        pattern = str(r.get("pattern", "random"))
+        what = {"random": "random [0, 1)", "positional": "1, 2, 3, ...", "ones": "2\u00b2\u2074, then ones",
+                "last-only": "zeros and a 7"}.get(pattern, pattern)
+        if pattern == "positional" and n == 10000:
+            what = "1, 2, ..., 10000: the course's example"
+        values = r.get("values") if isinstance(r.get("values"), dict) else {}
+        cells = []
+        for key, _, _, _ in keys:
+            v = r.get(key)
+            bad = isinstance(v, (int, float)) and bound is not None and v > bound
+            got = values.get(key)
+            shown = sci_html(v) + ('<br><span class="kit-value">%s</span>' % (
+                "{:,.0f}".format(got) if isinstance(got, (int, float)) and abs(got) >= 1e4 else "%.9g" % got)
+                if isinstance(got, (int, float)) else "")
+            cells.append('<td%s>%s</td>' % (' class="kit-bad"' if bad and key in (stage_key, "cub") else "", shown))
+        rep = r.get(stage_key + "_reproducible")
+        out.append("<tr><td>%s</td><td class=\"kit-text\">%s</td><td>%s</td>%s<td>%s</td><td>%s</td></tr>"
+                   % (n_label(r), html.escape(what), "{:,.0f}".format(exact) if abs(exact) >= 1e4 else "%.6g" % exact,
+                      "".join(cells), sci_html(bound) if bound is not None else "-",
+                      "yes" if rep is True else "<b>no</b>" if rep is False else "-"))
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def accuracy_html(runs, edition, float_stage, float_run):
+    """The float page's table: per GPU, the newest accuracy run as a chart and a table; a plain sentence
+    when none is committed."""
+    keys = accuracy_keys(float_stage)
+    if not runs:
+        return ('<p class="kit-note kit-missing">No GPU run of the accuracy measurement is committed yet, so this '
+                'page has no error table of its own: the figures above are the course\'s. %s</p>\n'
+                % ("<code>reduce_ladder --accuracy --format json</code> on a GPU sums random floats at n from "
+                   "2<sup>10</sup> up in every way the table compares; committed as <code>docs/results/"
+                   "accuracy-&lt;GPU&gt;-&lt;date&gt;.json</code>, it appears here as a chart and a table."
+                   if edition == "instructor" else "Your instructor's kit shows it here once measured."))
+    out = []
+    for run in runs:
+        source = ' <span class="kit-nowrap">(<code>%s</code>)</span>' % html.escape(run["file"]) if edition == "instructor" else ""
+        extra = []
+        if run.get("threads"):
+            extra.append("%s threads per block" % run["threads"])
+        if run.get("reps"):
+            extra.append("stage %d run %s times per input for the reproducibility column" % (float_stage, run["reps"]))
+        out.append('<div class="kit-ladder"><p class="kit-run"><b>%s</b>, measured %s by <span class="kit-nowrap">'
+                   '<code>reduce_ladder --accuracy</code></span>%s%s</p>'
+                   % (html.escape(run["gpu"]["name"]), html.escape(run["date"]),
+                      ": " + ", ".join(html.escape(e) for e in extra) if extra else "", source))
+        out.append(accuracy_chart(run, keys, float_run))
+        out.append(accuracy_table(run, keys, float_run))
+        out.append("</div>")
+    out.append('<p class="kit-note">Each error is |computed &#8722; exact| / |exact|, the exact sum from a long '
+               'accumulator (no rounding at all). CPU columns: one thread, in float, in index order (sequential, '
+               'Kahan, Neumaier) or as a balanced tree of pairs (pairwise). GPU columns: stage %d\'s reference '
+               'solution and <code>cub::DeviceReduce::Sum</code> on the same input. <i>Grader\'s bound</i>: '
+               '<code>kit_float_bound()</code> divided by the sum, &#947;<sub>h</sub> &#183; &#931;|x| / |&#931;x| with '
+               'h = &#8968;log<sub>2</sub> n&#8969; + %d; a GPU figure above it is marked red. <i>Same bits</i>: '
+               'whether every run of stage %d on that input returned the same float. Under an error, where the '
+               'run recorded it, the sum itself.</p>'
+               % (float_stage, float_run, float_stage))
+    return "\n".join(out) + "\n"
+
+
+def accuracy_figures(run, float_stage):
+    """What the float page quotes from an accuracy run: \\<GPU>_acc_<key>_last (the error at the largest
+    n of the random rows), \\<GPU>_acc_last_n, \\<GPU>_acc_date, \\<GPU>_acc_reproducible (yes/no)."""
+    rows = sorted([r for r in run["rows"] if r.get("pattern", "random") == "random"], key=lambda r: int(r["n"]))
+    f = dict(date=run["date"])
+    if rows:
+        last = rows[-1]
+        f["last_n"] = size_text(int(last["n"]))
+        for key, _, _, _ in accuracy_keys(float_stage):
+            if isinstance(last.get(key), (int, float)):
+                f[("stage" if key.startswith("stage") else key) + "_last"] = sci_html(last[key])
+    reps = [r.get("stage%d_reproducible" % float_stage) for r in run["rows"]]
+    f["reproducible"] = "every input" if reps and all(x is True for x in reps) else \
+        "not every input" if any(x is False for x in reps) else "not measured"
+    return f
+
+
 # ---------------------------------------------------------------------------------- counters
 # The hardware counters `reduce_ladder --counters` adds to every row (null when they could not
 # be taken). Each: key, label, how to show a value, and whether more is better (for the words).
@@ -469,7 +923,38 @@ STAGE_AIMS = {
     8: [("kernels", "down", "one launch: the blocks meet in an atomic"),
         ("dram_read_per_input_byte", "same", "every input still read once"),
         ("percent_of_peak_bandwidth", "same", "at this n the second launch was already cheap")],
+    # beyond the int sums: each compared with the stage its page starts from (COMPARED_WITH)
+    9: [("dram_read_per_input_byte", "same", "a float is as wide as an int"),
+        ("percent_of_peak_bandwidth", "same", "a float add costs what an int add does: the memory decides")],
+    10: [("dram_read_per_input_byte", "same", "every input read once"),
+         ("percent_of_peak_bandwidth", "same", "a min costs what an add does")],
+    11: [("warp_instructions_per_element", "same", "the same tree, another operator"),
+         ("percent_of_peak_bandwidth", "same", "")],
+    12: [("kernels", "down", "one launch: the blocks meet in one 64-bit atomicMin"),
+         ("dram_read_per_input_byte", "same", "every input read once")],
+    14: [("percent_of_peak_bandwidth", "up", "each load instruction reads whole 128-byte lines"),
+         ("dram_read_per_input_byte", "same", "the same bytes, read in another order")],
+    15: [("percent_of_peak_bandwidth", "up", "each load instruction reads whole 128-byte lines"),
+         ("dram_read_per_input_byte", "same", "the same bytes, read in another order")],
 }
+
+# The stage each page beyond the int sums compares itself with: the code difference ("What changed")
+# and the counters table start from it. The int sums compare stage K with stage K-1.
+COMPARED_WITH = {9: 7, 10: 7, 11: 10, 12: 10, 13: 10, 14: 13, 15: 13}
+
+
+def compared_with(stage, stages):
+    """The stage (a row of stages) stage's page compares itself with, or None for the first."""
+    by_number = dict((s["number"], s) for s in stages)
+    k = stage["number"]
+    want = COMPARED_WITH.get(k) if not is_int_sum(stage) else None
+    if want is None:
+        earlier = [s for s in stages if s["number"] < k]
+        return earlier[-1] if earlier else None
+    if want not in by_number:
+        raise SystemExit("docs_assets.py: COMPARED_WITH says stage %d's page starts from stage %d, which "
+                         "common/stages.def does not have" % (k, want))
+    return by_number[want]
 
 
 # What the commonest stall reasons of Nsight Compute mean, for the pages' words.
@@ -553,15 +1038,17 @@ def stall_name(c):
     return "<i>%s</i>" % html.escape(str(c["top_stall"]).replace("_", " ")) if c and c.get("top_stall") else None
 
 
-def counters_summary(stage, runs):
-    """Sentences saying what the counters of stage K-1 -> K show, from the numbers of each run."""
+def counters_summary(stage, runs, before=None):
+    """Sentences saying what the counters of stage `before` (K-1 by default) -> K show, from the numbers
+    of each run."""
     k = stage["number"]
+    before = k - 1 if before is None else before
     fmts = dict((key, f) for key, _, f in COUNTERS)
-    keys = [str(k)] if k == 1 else [str(k - 1), str(k)]
+    keys = [str(k)] if before < 1 else [str(before), str(k)]
     measured = [r for r in runs if all(counters_of(r["by_stage"].get(s)) for s in keys)]
     partial = [r for r in runs if r not in measured and any(counters_of(r["by_stage"].get(s)) for s in keys)]
     parts = []
-    if k == 1:
+    if before < 1:
         lines = (("warp_instructions_per_element", "Every input element costs %s warp instructions"),
                  ("active_threads_per_instruction", "An average warp instruction has %s of its 32 threads active"),
                  ("bank_conflicts_per_request", "Shared memory sees %s bank conflicts per request"),
@@ -588,7 +1075,7 @@ def counters_summary(stage, runs):
     for key, aim, why in STAGE_AIMS.get(k, []):
         said, dirs = [], set()
         for r in measured:
-            old = counter_value(counters_of(r["by_stage"][str(k - 1)]), key)
+            old = counter_value(counters_of(r["by_stage"][str(before)]), key)
             new = counter_value(counters_of(r["by_stage"][str(k)]), key)
             d, words = change_words(key, old, new, fmts[key])
             if d:
@@ -607,18 +1094,18 @@ def counters_summary(stage, runs):
         parts.append("<li><b>%s</b>: %s; %s.</li>" % (label[0].upper() + label[1:], per_gpu(said), verdict))
     stalls = []
     for r in measured:
-        a = stall_text(counters_of(r["by_stage"][str(k - 1)]))
+        a = stall_text(counters_of(r["by_stage"][str(before)]))
         b = stall_text(counters_of(r["by_stage"][str(k)]))
         if a and b:
-            ca, cb = counters_of(r["by_stage"][str(k - 1)]), counters_of(r["by_stage"][str(k)])
+            ca, cb = counters_of(r["by_stage"][str(before)]), counters_of(r["by_stage"][str(k)])
             sa, sb = counter_value(ca, "top_stall_share_percent"), counter_value(cb, "top_stall_share_percent")
             reason = str(ca["top_stall"])
             if stall_name(ca) == stall_name(cb) and sa is not None and sb is not None:
                 stalls.append((r, "%s%s in both stages, %.0f%% of stalls in stage %d and %.0f%% in stage %d" % (
                     stall_name(ca), " (%s)" % html.escape(STALL_MEANING[reason]) if reason in STALL_MEANING else "",
-                    sa, k - 1, sb, k)))
+                    sa, before, sb, k)))
             else:
-                stalls.append((r, "%s in stage %d, %s in stage %d" % (a, k - 1, b, k)))
+                stalls.append((r, "%s in stage %d, %s in stage %d" % (a, before, b, k)))
     if stalls:
         parts.append("<li><b>What warps wait for most</b>: %s.</li>" % per_gpu(stalls))
     for r in partial:
@@ -628,13 +1115,14 @@ def counters_summary(stage, runs):
     if not parts:
         return ""
     return ('<p class="kit-counter-words">What the counters show from stage %d to stage %d:</p>\n'
-            '<ul class="kit-counter-words">%s</ul>\n' % (k - 1, k, "".join(parts)))
+            '<ul class="kit-counter-words">%s</ul>\n' % (before, k, "".join(parts)))
 
 
-def counters_html(stage, runs):
-    """Stage K's hardware counters next to stage K-1's, for the newest run of each GPU."""
+def counters_html(stage, runs, before=None):
+    """Stage K's hardware counters next to stage `before`'s (K-1 by default), for the newest run of each GPU."""
     k = stage["number"]
-    keys = [str(k - 1), str(k)] if k > 1 else [str(k)]
+    before = k - 1 if before is None else before
+    keys = [str(before), str(k)] if before >= 1 else [str(k)]
     cols, missing = [], []
     for r in runs:
         have = [counters_of(r["by_stage"].get(s)) for s in keys]
@@ -651,20 +1139,20 @@ def counters_html(stage, runs):
             cells = []
             for r, s, c in cols:
                 v = counter_value(c, key)
-                cls = ' class="kit-this"' if s == str(k) and k > 1 else ""
+                cls = ' class="kit-this"' if s == str(k) and before >= 1 else ""
                 cells.append("<td%s>%s</td>" % (cls, f(v) if v is not None else ("-" if c else "not measured")))
             out.append("<tr><td>%s</td>%s</tr>" % (label, "".join(cells)))
-        cells = "".join("<td%s>%s</td>" % (' class="kit-this"' if s == str(k) and k > 1 else "",
+        cells = "".join("<td%s>%s</td>" % (' class="kit-this"' if s == str(k) and before >= 1 else "",
                                            stall_cell(c) or ("-" if c else "not measured")) for r, s, c in cols)
         out.append("<tr><td>top stall reason</td>%s</tr>" % cells)
         out.append("</table>")
         sources = sorted(set(r.get("counters_from") or "the profiler" for r, _, _ in cols))
         out.append('<p class="kit-note">Counted by %s (<code>reduce_ladder --counters</code>), for one reduction '
                    'of the same n; the columns of stage %d are shaded.</p>'
-                   % (html.escape("; ".join(sources)), k) if k > 1 else
+                   % (html.escape("; ".join(sources)), k) if before >= 1 else
                    '<p class="kit-note">Counted by %s (<code>reduce_ladder --counters</code>), for one reduction '
                    'of the same n.</p>' % html.escape("; ".join(sources)))
-        out.append(counters_summary(stage, runs))
+        out.append(counters_summary(stage, runs, before))
     without = [r for r in missing if r.get("counters_from", "none") == "none"]
     failed = [r for r in missing if r not in without]
     if without:
@@ -1297,14 +1785,17 @@ def ladder_html(runs, stages, documented, edition, older):
     return "\n".join(out) + "\n"
 
 
-def figure_aliases(runs, sweeps=(), stages=()):
+def figure_aliases(runs, sweeps=(), stages=(), accuracy=(), float_stage=9, float_run=None, repeats=None):
     """Doxygen aliases for the figures the pages quote in their text, from the newest run of each
     GPU: \\H200_7_gbps (3778), \\H200_7_step (1.73x), \\H200_7_cumul (9.23x), \\H200_7_pct_cub
     (103%), \\H200_7_pct_peak (78%), \\H200_7_pct_copy (94%), \\H200_peak (4814), \\H200_date,
     \\H200_l2 (60 MiB), \\H200_n (2<sup>26</sup>), \\H200_mib (256 MiB), \\H200_n_over_l2 (4.3).
     The last stage of common/stages.def (stages) also under a name of its own: \\last_stage (its
     number) and \\H200_last_gbps, \\H200_last_pct_peak, ..., with the sections has_last_<GPU> and
-    has_last_all where the newest runs measured it."""
+    has_last_all where the newest runs measured it. stages: the int sums' (the last of them is the
+    ladder's last step). accuracy: the newest accuracy run of each GPU (\\H100_acc_sequential_last, ...,
+    sections accuracy_<GPU>, accuracy); float_run: KIT_FLOAT_RUN (\\kit_float_run). The course's
+    example, 1 + 2 + ... + 10000 in float, is computed here: \\course_*."""
     lines = ["# Generated by docs/tools/docs_assets.py from the newest run of each GPU in docs/results/."]
     sections = []
 
@@ -1341,9 +1832,10 @@ def figure_aliases(runs, sweeps=(), stages=()):
             if key.isdigit():
                 if row.get("step_speedup", "-") != "-":
                     alias(name + "_step", row["step_speedup"])
-                alias(name + "_cumul", row["cumulative_speedup"])
-                pct = row.get("percent_of_cub", "-")
-                if pct != "-":
+                if row.get("cumulative_speedup", "-") != "-":
+                    alias(name + "_cumul", row["cumulative_speedup"])
+                pct = str(row.get("percent_of_cub", "-"))
+                if pct.endswith("%"):
                     alias(name + "_pct_cub", "%.0f%%" % float(pct.rstrip("%")))
                 if ok_row(copy):
                     alias(name + "_pct_copy", "%.0f%%" % (100.0 * row["gbps"] / copy["gbps"]))
@@ -1366,6 +1858,17 @@ def figure_aliases(runs, sweeps=(), stages=()):
         sections.append("sweep_" + g)
         for key, value in sorted(f.items()):
             alias("%s_sweep_%s" % (g, key), value)
+    if float_run is not None:
+        alias("kit_float_run", str(float_run))
+    alias("kit_reproducible_runs", "%d" % repeats if repeats else "several")
+    for key, value in sorted(course_example().items()):
+        alias("course_" + key, value)
+    for acc in accuracy:
+        sections.append("accuracy_" + acc["short"])
+        for key, value in sorted(accuracy_figures(acc, float_stage).items()):
+            alias("%s_acc_%s" % (acc["short"], key), value)
+    if accuracy:
+        sections.append("accuracy")
     gpus = set(r["short"] for r in runs)
     if stages:
         last = str(stages[-1]["number"])
@@ -1391,10 +1894,24 @@ def figure_aliases(runs, sweeps=(), stages=()):
             sections.append(what + "_all")  # every GPU the pages show has it
     lines.append("# Sections for the pages' \\if: has_<stage>_<GPU> and has_<stage>_all (the newest runs measured "
                  "the stage), worth_<GPU> (the CPU and copy rows of the ladder), "
-                 "sweep_<GPU> (a sweep), worth/sweep (some GPU), worth_all/sweep_all (every GPU with a run).")
+                 "sweep_<GPU> (a sweep), worth/sweep (some GPU), worth_all/sweep_all (every GPU with a run), "
+                 "accuracy_<GPU>/accuracy (an accuracy run of the float sums).")
     if sections:
         lines.append("ENABLED_SECTIONS += " + " ".join(sections))
     return "\n".join(lines) + "\n"
+
+
+def course_example():
+    """The course's example (seed 002): 1 + 2 + ... + 10000 in float, computed here as a CPU does it, one
+    rounding to the nearest float after every add (stage_picture.float32_add), in index order and as a
+    balanced tree of pairs. The page quotes these, never typed copies."""
+    values = list(range(1, 10001))
+    seq, first = stage_picture.running_float_sum(values)
+    pair = stage_picture.pairwise_float_sum(values)
+    exact = sum(values)
+    return dict(n=str(len(values)), exact=str(exact), sequential="%d" % seq, pairwise="%d" % pair, error=str(exact - int(seq)),
+                first_rounded_k=str(first[0]) if first else "none",
+                first_rounded_sum=str(first[1]) if first else "none")
 
 
 def alias_key(key):
@@ -1473,6 +1990,11 @@ def main(argv):
     # A student has neither docs/tools/ nor solutions/: the picture says what was run, not where.
     note = stage_picture.SOURCE_NOTE if args.edition == "instructor" else \
         "Drawn when these pages were built, by running the stage's reference kernel for one block."
+    int_stages = [s for s in stages if is_int_sum(s)]
+    floats = [s for s in stages if s["type"] == "KIT_FLOAT" and s["op"] == "KIT_SUM"]
+    float_stage = floats[0]["number"] if floats else 9
+    float_run = kit_float_run(src)
+    accuracy = newest_accuracy(load_accuracy(src, float_stage))
     written = set()
     for k, s in enumerate(stages):
         if s["number"] not in documented:
@@ -1480,35 +2002,46 @@ def main(argv):
         path = os.path.join(src, "solutions", s["dir"], s["name"] + ".cu")
         try:
             svg, _, problems = stage_picture.picture(path, s["number"], s["title"], note=note,
-                                                     results_dir=os.path.join(src, "docs", "results"))
+                                                     results_dir=os.path.join(src, "docs", "results"),
+                                                     problem=(s["type"], s["op"]))
         except (OSError, stage_picture.StageCodeError, stage_picture.SimError, SyntaxError) as exc:
             print("docs_assets.py: cannot draw %s: %s" % (path, exc), file=sys.stderr)
             return 1
         name = "stage%d.svg" % s["number"]
         write(os.path.join(out, name), svg)
         written.add(name)
-        if k > 0:
+        before = compared_with(s, stages)
+        if before is not None:
             name = "changes-stage%d.html" % s["number"]
             if args.edition == "instructor":
-                write(os.path.join(out, name), changes_html(stages[k - 1], s, src))
+                write(os.path.join(out, name), changes_html(before, s, src))
             else:
-                prev = stages[k - 1] if stages[k - 1]["number"] in documented else None
+                prev = before if before["number"] in documented else None
                 write(os.path.join(out, name), lab_changes_html(prev, s, src))
             written.add(name)
         name = "results-stage%d.html" % s["number"]
-        write(os.path.join(out, name), stage_results_html(s, runs))
+        write(os.path.join(out, name), stage_results_html(s, runs) if is_int_sum(s) else
+              problem_results_html(s, runs, stages))
         written.add(name)
         name = "counters-stage%d.html" % s["number"]
-        write(os.path.join(out, name), counters_html(s, runs))
+        write(os.path.join(out, name), counters_html(s, runs, before["number"] if before else 0))
         written.add(name)
-    write(os.path.join(out, "ladder.html"), ladder_html(runs, stages, documented, args.edition, older))
+        if s in matrix_stages(stages):
+            name = "matrices-stage%d.html" % s["number"]
+            write(os.path.join(out, name), matrices_html(stages, runs, s["number"], documented))
+            written.add(name)
+    # The main page's ladder is the int sums' (stages 1-8); the other stages have pages of their own.
+    write(os.path.join(out, "ladder.html"), ladder_html(runs, int_stages, documented, args.edition, older))
     sweeps = newest_sweeps(load_sweeps(src))
     write(os.path.join(out, "sweep.html"), sweep_html(sweeps, runs, args.edition))
     write(os.path.join(out, "worth.html"), worth_html(runs, args.edition))
-    write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps, stages))
+    write(os.path.join(out, "accuracy.html"), accuracy_html(accuracy, args.edition, float_stage, float_run))
+    write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps, int_stages, accuracy, float_stage,
+                                                             float_run, reproducible_runs(src)))
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
-        if re.match(r"(stage\d+\.svg|(changes|results|counters)-stage\d+\.html)$", name) and name not in written:
+        if re.match(r"(stage\d+\.svg|(changes|results|counters|matrices)-stage\d+\.html)$", name) and \
+                name not in written:
             os.remove(os.path.join(out, name))
     if args.edition == "student":
         copy_examples(src, out, stages, documented)

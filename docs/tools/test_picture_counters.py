@@ -117,7 +117,7 @@ class PicturesAndEmulatorCountTheSame(unittest.TestCase):
         for k in STAGES:
             with self.subTest(stage=k):
                 launch = stage_picture.launch_counters(stage_file(k))
-                emu, shown = emulator_counters(k, launch["n"], launch["threads"])
+                emu, shown = emulator_counters(k, launch.get("ladder_n", launch["n"]), launch["threads"])
                 diff = differences(launch["counters"], emu)
                 if diff:
                     self.fail("stage %d, n = %d, %d threads: the picture's model and `%s` differ:\n  %s"
