@@ -71,7 +71,7 @@ typedef struct kit_signature {
  * The exported name of a stage's launcher, e.g. kit_solutions_reduce_naive. KIT_IMPL is set
  * by the build (labs or solutions), so both versions of a stage can live in one program:
  * the grader times the student's kernel against the reference in the same process. The
- * launcher's signature is exported next to it as <that name>_signature.
+ * launcher's signature is exported next to it, under that name followed by _signature.
  */
 #define KIT_SYMBOL(name) KIT_CAT(kit_, KIT_IMPL, _##name)
 /** The exported name of a stage's kit_signature, e.g. kit_solutions_reduce_naive_signature. */
