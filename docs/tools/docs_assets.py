@@ -470,9 +470,22 @@ def ratio_of(row, base):
     return base["median_ms"] / row["median_ms"]
 
 
+def elements_of(r, row, stage):
+    """The elements a row reduced: the row's "n", else that of its section of the run (reduce_ladder
+    writes a section per problem, with the n of that problem: ints, floats or matrices), else the run's
+    n in ints' worth of bytes (n / 9 matrices)."""
+    if isinstance(row.get("n"), int):
+        return row["n"]
+    for sec in r.get("sections") or []:
+        if isinstance(sec, dict) and stage["number"] in (sec.get("stages") or []) and isinstance(sec.get("n"), int):
+            return sec["n"]
+    return r["n"] // 9 if stage["type"] in ("KIT_MAT3", "KIT_MAT3_SOA") else r["n"]
+
+
 def row_n_text(r, row, stage):
-    n = row.get("n", r["n"]) if isinstance(row.get("n", r["n"]), int) else r["n"]
-    return "%s %s" % (size_text(n), TYPE_WORDS.get(stage["type"], ("", "elements"))[1])
+    n = elements_of(r, row, stage)
+    return "%s %s" % (size_text(n) if n & (n - 1) == 0 else "{:,}".format(n),
+                      TYPE_WORDS.get(stage["type"], ("", "elements"))[1])
 
 
 def problem_results_html(stage, runs, stages):
@@ -590,11 +603,14 @@ def matrices_html(stages, runs, this, documented):
 #     {"n": 1024, "pattern": "random", "exact": <the exact sum, a double>,
 #      "sequential": e, "pairwise": e, "kahan": e, "neumaier": e, "stage9": e, "cub": e,
 #      "stage9_reproducible": true}, ...]}
-# where each e is a relative error |computed - exact| / |exact| (0 when exact). Optional: "emulated",
-# "threads", "seed", "reps" at the top; per row "abs_sum" (sum of |x|; the kit's float patterns
-# are all non-negative, so it is the exact sum where it is missing) and "values" (the computed
-# sums themselves, by the same keys). A file whose name is not accuracy-<GPU>-<date>.json (such as a
-# sample) is never shown: the pages show only dated runs.
+# where each e is a relative error |computed - exact| / |exact| (0 when exact; null where not
+# measured, as CUB on the emulator). Optional: "emulated", "threads", "seed", "stage_runs" (or
+# "reps": the runs the reproducibility column compares) at the top; per row "bound" (the grader's
+# kit_float_bound() / |exact|; computed here from KIT_FLOAT_RUN where missing), "abs_sum" (sum of
+# |x|; the kit's float patterns are all non-negative, so it is the exact sum where it is missing),
+# "stage9_result" (the check's word when not "ok") and "values" (the computed sums themselves, by
+# the same keys). A file whose name is not accuracy-<GPU>-<date>.json (such as a sample) is never
+# shown: the pages show only dated runs, and only those made on a GPU ("emulated" false).
 ACCURACY_NAME = re.compile(r"^accuracy-(.+)-(\d{4}-\d\d-\d\d)\.json$")
 ACCURACY_CPU = (("sequential", "sequential float", "#d62728"), ("pairwise", "pairwise tree", "#e08a1e"),
                 ("kahan", "Kahan", "#8c6bb1"), ("neumaier", "Neumaier", "#4c9a4c"))
@@ -695,6 +711,11 @@ def sci_html(v):
     return "%s&#8239;&#215;&#8239;10<sup>%d</sup>" % (m, int(e))
 
 
+def sci_alias(v):
+    """A relative error for a page's text (a doxygen alias: named entities only): 8.4 &times; 10<sup>-3</sup>."""
+    return sci_html(v).replace("&#8239;&#215;&#8239;", " &times; ")
+
+
 def sci_text(v):
     """The same for an SVG or an alias: 8.4e-3, 0."""
     if not isinstance(v, (int, float)) or isinstance(v, bool):
@@ -720,7 +741,8 @@ def accuracy_chart(run, keys, float_run):
     kmin, kmax = math.log2(ns[0]), math.log2(ns[-1])
     values = [r.get(k) for r in rows for k, _, _, _ in keys]
     values = [v for v in values if isinstance(v, (int, float)) and v > 0]
-    bound = [float_bound_relative(n, float_run) for n in ns]
+    bound = [float(r["bound"]) if isinstance(r.get("bound"), (int, float)) else float_bound_relative(int(r["n"]), float_run)
+             for r in rows]
     lo_v = min(values + [UNIT_ROUNDOFF / 16])
     hi_v = max(values + bound)
     lo = 10 ** math.floor(math.log10(lo_v))
@@ -795,7 +817,10 @@ def accuracy_table(run, keys, float_run):
         n = int(r["n"])
         exact = float(r["exact"])
         abs_sum = float(r.get("abs_sum", abs(exact)))
-        bound = float_bound_relative(n, float_run) * abs_sum / abs(exact) if exact else None
+        # the run's own bound (reduce_ladder --accuracy writes kit_float_bound() / |exact|), else the same
+        # computed here from KIT_FLOAT_RUN
+        bound = float(r["bound"]) if isinstance(r.get("bound"), (int, float)) and not isinstance(r.get("bound"), bool) \
+            else float_bound_relative(n, float_run) * abs_sum / abs(exact) if exact else None
         pattern = str(r.get("pattern", "random"))
         what = {"random": "random [0, 1)", "positional": "1, 2, 3, ...", "ones": "2\u00b2\u2074, then ones",
                 "last-only": "zeros and a 7"}.get(pattern, pattern)
@@ -812,10 +837,13 @@ def accuracy_table(run, keys, float_run):
                 if isinstance(got, (int, float)) else "")
             cells.append('<td%s>%s</td>' % (' class="kit-bad"' if bad and key in (stage_key, "cub") else "", shown))
         rep = r.get(stage_key + "_reproducible")
+        result = r.get(stage_key + "_result")
+        same = "yes" if rep is True else "<b>no</b>" if rep is False else "-"
+        if result not in (None, "ok"):   # the stage failed on that input: the grader's word for it
+            same += ' <span class="kit-value">(%s)</span>' % html.escape(str(result))
         out.append("<tr><td>%s</td><td class=\"kit-text\">%s</td><td>%s</td>%s<td>%s</td><td>%s</td></tr>"
                    % (n_label(r), html.escape(what), "{:,.0f}".format(exact) if abs(exact) >= 1e4 else "%.6g" % exact,
-                      "".join(cells), sci_html(bound) if bound is not None else "-",
-                      "yes" if rep is True else "<b>no</b>" if rep is False else "-"))
+                      "".join(cells), sci_html(bound) if bound is not None else "-", same))
     out.append("</table></div>")
     return "\n".join(out)
 
@@ -837,8 +865,9 @@ def accuracy_html(runs, edition, float_stage, float_run):
         extra = []
         if run.get("threads"):
             extra.append("%s threads per block" % run["threads"])
-        if run.get("reps"):
-            extra.append("stage %d run %s times per input for the reproducibility column" % (float_stage, run["reps"]))
+        runs_of_stage = run.get("stage_runs") or run.get("reps")
+        if runs_of_stage:
+            extra.append("stage %d run %s times per input for the reproducibility column" % (float_stage, runs_of_stage))
         out.append('<div class="kit-ladder"><p class="kit-run"><b>%s</b>, measured %s by <span class="kit-nowrap">'
                    '<code>reduce_ladder --accuracy</code></span>%s%s</p>'
                    % (html.escape(run["gpu"]["name"]), html.escape(run["date"]),
@@ -868,7 +897,7 @@ def accuracy_figures(run, float_stage):
         f["last_n"] = size_text(int(last["n"]))
         for key, _, _, _ in accuracy_keys(float_stage):
             if isinstance(last.get(key), (int, float)):
-                f[("stage" if key.startswith("stage") else key) + "_last"] = sci_html(last[key])
+                f[("stage" if key.startswith("stage") else key) + "_last"] = sci_alias(last[key])
     reps = [r.get("stage%d_reproducible" % float_stage) for r in run["rows"]]
     f["reproducible"] = "every input" if reps and all(x is True for x in reps) else \
         "not every input" if any(x is False for x in reps) else "not measured"
@@ -1867,6 +1896,10 @@ def figure_aliases(runs, sweeps=(), stages=(), accuracy=(), float_stage=9, float
         sections.append("accuracy_" + acc["short"])
         for key, value in sorted(accuracy_figures(acc, float_stage).items()):
             alias("%s_acc_%s" % (acc["short"], key), value)
+    if accuracy:   # the float page quotes the first GPU's run under names of its own: \acc_gpu, \acc_...
+        alias("acc_gpu", accuracy[0]["short"])
+        for key, value in sorted(accuracy_figures(accuracy[0], float_stage).items()):
+            alias("acc_" + key, value)
     if accuracy:
         sections.append("accuracy")
     gpus = set(r["short"] for r in runs)

@@ -115,10 +115,39 @@ class TheFloatPagesTable(unittest.TestCase):
         self.assertIn(docs_assets.sci_html(gamma), text)
         aliases = docs_assets.figure_aliases(docs_assets.newest_runs(docs_assets.load_results(self.tree.root)),
                                              (), [], runs, self.float_stage, self.run)
-        self.assertIn('ALIASES += H100_acc_sequential_last="3.2&#8239;&#215;&#8239;10<sup>-5</sup>"', aliases)
+        self.assertIn('ALIASES += H100_acc_sequential_last="3.2 &times; 10<sup>-5</sup>"', aliases)
         self.assertIn('ALIASES += H100_acc_reproducible="every input"', aliases)
         self.assertIn('ALIASES += kit_float_run="%d"' % self.run, aliases)
         self.assertIn("accuracy_H100", aliases)
+        self.assertIn('ALIASES += acc_gpu="H100"', aliases)
+        self.assertIn('ALIASES += acc_last_n="2<sup>16</sup>"', aliases)
+        # every \acc_ alias the float page names is defined when a run is committed
+        with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % self.float_stage), encoding="utf-8") as f:
+            named = set(re.findall(r"\\(acc_\w+)", f.read()))
+        defined = set(re.findall(r"ALIASES \+= (acc_\w+)=", aliases))
+        self.assertTrue(named)
+        self.assertLessEqual(named, defined)
+
+    def test_the_ladders_own_output_is_read_as_it_is_written(self):
+        """reduce_ladder --accuracy --format json adds a bound per row, stage_runs and stage9_result, and
+        writes null for CUB on the emulator; its run on a GPU is shown, on the emulator it is not."""
+        run = accuracy_run()
+        run.pop("reps")
+        run["stage_runs"] = 3
+        for r in run["rows"]:
+            r["bound"] = 3.125e-05
+            r["stage9_result"] = "ok"
+        run["rows"][0]["cub"] = None
+        run["rows"][1]["stage9_result"] = "wrong"
+        self.tree.write("accuracy-H100-2026-12-01.json", run)
+        emulated = dict(run, emulated=True, gpu={"name": "the kit's CPU emulator (no GPU)"})
+        self.tree.write("accuracy-emulator-2026-12-03.json", emulated)
+        runs, text = self.table()
+        self.assertEqual([r["short"] for r in runs], ["H100"])
+        self.assertIn("stage 9 run 3 times per input", text)
+        self.assertIn("3.1&#8239;&#215;&#8239;10<sup>-5</sup>", text)
+        self.assertIn('(wrong)', text)
+        self.assertIn("<td>-</td>", text, "CUB not measured")
 
     def test_a_stage_above_the_bound_is_marked(self):
         run = accuracy_run()
@@ -178,6 +207,11 @@ class TheMatricesTable(unittest.TestCase):
         self.assertIn(">2.00x</td>", text, "0.2 ms / 0.1 ms")
         self.assertIn(">2.50x</td>", text, "0.2 ms / 0.08 ms")
         self.assertIn("1200", text)
+        self.assertIn("7,456,540 matrices", text)
+        del data["rows"][-1]["n"]
+        data["sections"] = [{"baseline": 13, "problem": "matrices", "n": 1234567, "stages": [13, 15]}]
+        self.tree.write("ladder-H100-2026-12-02.json", data)
+        self.assertIn("1,234,567 matrices", docs_assets.problem_results_html(self.mats[-1], self.runs(), self.stages))
         self.assertIn('class="kit-this"', text)
         result = docs_assets.problem_results_html(self.mats[-1], runs, self.stages)
         self.assertIn("vs stage %d" % self.mats[-1]["baseline"], result)
