@@ -469,6 +469,19 @@ class BeyondIntSumsPicturesFollowTheCode(unittest.TestCase):
         shuffles = [s for s in steps if s.startswith("shuffle")]
         self.assertEqual(len(shuffles), 10, "five shuffle steps in the warps, five in warp 0 (one row per pair)")
 
+    def test_the_argmin_page_tells_the_pictures_story(self):
+        """docs/stages/stage12.md walks through the picture's planted ties by their indices."""
+        k = stage_with("KIT_INT", "KIT_ARGMIN")
+        with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % k), encoding="utf-8") as f:
+            page = f.read()
+        story = page[page.index("Open the picture on its own"):page.index("## Your task")]
+        plants = sorted(stage_picture.ARGMIN_PLANTS)
+        for index in re.findall(r"\b(\d{3,4})\b", story):
+            self.assertIn(int(index), plants, "stage%d.md names index %s, which the picture does not plant" % (k, index))
+        words = {7: "seven"}
+        self.assertIn("of the %s places that hold the minimum" % words.get(len(plants), str(len(plants))), story)
+        self.assertIn("writes (-8, %d)" % plants[0], story)
+
     def test_an_argmin_that_loses_ties_is_reported(self):
         k = stage_with("KIT_INT", "KIT_ARGMIN")
         with EditedCopy(k, "first = v < best || (v == best && i < best_i);", "first = v <= best;") as path:
