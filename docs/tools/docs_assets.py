@@ -969,7 +969,7 @@ STAGE_AIMS = {
 
 # The stage each page beyond the int sums compares itself with: the code difference ("What changed")
 # and the counters table start from it. The int sums compare stage K with stage K-1.
-COMPARED_WITH = {9: 7, 10: 7, 11: 10, 12: 10, 13: 10, 14: 13, 15: 13}
+COMPARED_WITH = {9: 8, 10: 7, 11: 10, 12: 10, 13: 10, 14: 13, 15: 13}
 
 
 def compared_with(stage, stages):

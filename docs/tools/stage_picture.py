@@ -961,21 +961,6 @@ def as_words(x):
     raise SimError("the model reads (int *) only of a shared array")
 
 
-def struct_pieces(address, size):
-    """The loads a copy of `size` bytes at byte `address` is counted as: pieces of 16, 8, 4, 2 or 1
-    bytes, each as wide as its address's alignment and the bytes left allow (the emulator's
-    range_access, emu/src/counters.cpp). Returns [(offset, bytes)]."""
-    out, a, left = [], address, size
-    while left:
-        width = 16
-        while width > left or a % width:
-            width //= 2
-        out.append((a - address, width))
-        a += width
-        left -= width
-    return out
-
-
 class Input:
     """The launch's input. layout "scalar" (ints, floats): element k is V({k}); "aos" (kit_mat3):
     element k is a matrix whose component c is V({9k + c}), read as a 36-byte copy; "soa" (9

@@ -251,6 +251,26 @@ class TheStagesTable(unittest.TestCase):
                 self.assertIsNotNone(before)
                 self.assertLess(before["number"], s["number"])
 
+    def test_each_page_says_the_stage_its_difference_and_counters_start_from(self):
+        """The generated difference and counters of stage K start from compared_with(K): the page's
+        headings name that stage."""
+        stages = docs_assets.read_stages(SOURCE)
+        for s in stages[1:]:
+            path = os.path.join(SOURCE, "docs", "stages", "stage%d.md" % s["number"])
+            if not os.path.exists(path):
+                continue
+            with self.subTest(stage=s["number"]):
+                with open(path, encoding="utf-8") as f:
+                    page = f.read()
+                before = docs_assets.compared_with(s, stages)["number"]
+                m = re.search(r"^## What changed from (?:the previous stage|stage (\d+))", page, re.M)
+                self.assertIsNotNone(m, "stage%d.md has no 'What changed from' heading" % s["number"])
+                if m.group(1):
+                    self.assertEqual(int(m.group(1)), before)
+                m = re.search(r"^### Hardware counters: stage (\d+) and stage (\d+)", page, re.M)
+                if m:
+                    self.assertEqual((int(m.group(1)), int(m.group(2))), (before, s["number"]))
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])
