@@ -191,7 +191,7 @@ def listing_html(stage, src):
             '<pre>%s</pre></div>\n' % (file_name("labs", stage), body))
 
 
-def lab_changes_html(prev, cur, src):
+def lab_changes_html(prev, cur, src, before=None):
     """Student edition: what changed around stage cur's TODO, from the two skeletons in labs/.
 
     prev is the previous stage when it is handed out too, else None. Only lab files are
@@ -201,7 +201,7 @@ def lab_changes_html(prev, cur, src):
     """
     here = "<code>%s</code>" % file_name("labs", cur)
     if prev is None:
-        before = cur["number"] - 1
+        before = cur["number"] - 1 if before is None else before
         return ('<p class="kit-edition">Stage %d is not part of this hand-out, so there is no previous lab to '
                 'compare with. These are the kernel and launcher you start from, %s; the TODO comments mark '
                 'what you write.</p>\n' % (before, here)) + listing_html(cur, src)
@@ -214,7 +214,7 @@ def lab_changes_html(prev, cur, src):
     carried = answer and answer <= set(" ".join(ln.split()) for ln in new)
     note = (" Where stage %d's lab had its TODO, this lab has that stage's reference answer, so you "
             "build on a correct stage %d." % (prev["number"], prev["number"])) if carried else ""
-    intro = ('<p class="kit-edition">You start from %s. Here is what changed since the previous lab, '
+    intro = ('<p class="kit-edition">You start from %s. Here is what changed since the lab it builds on, '
              '<code>%s</code>, computed from the two skeletons when this page was built: the TODO comments '
              'mark what you write, everything else is given.%s</p>\n' % (here, file_name("labs", prev), note))
     return intro + diff_html(shown_old, shown_new, prev, cur,
@@ -2050,7 +2050,7 @@ def main(argv):
                 write(os.path.join(out, name), changes_html(before, s, src))
             else:
                 prev = before if before["number"] in documented else None
-                write(os.path.join(out, name), lab_changes_html(prev, s, src))
+                write(os.path.join(out, name), lab_changes_html(prev, s, src, before["number"]))
             written.add(name)
         name = "results-stage%d.html" % s["number"]
         write(os.path.join(out, name), stage_results_html(s, runs) if is_int_sum(s) else
