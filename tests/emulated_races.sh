@@ -63,7 +63,7 @@ elif [ "$code" -eq 90 ]; then
     message="stage $stage's program ended before the grader got a verdict in the emulator's race check: ${verdict_lost}"
 elif [ "$code" -eq 0 ]; then
     echo "ok: stage $stage: no data race under ThreadSanitizer, the same results in every thread order"
-    record pass "no race: ThreadSanitizer reported nothing and every thread order gave the same results (CPU emulator, n up to 2^16)"
+    record pass "no race: ThreadSanitizer reported nothing and every thread order gave the same results (CPU emulator, inputs up to 2^16 ints' worth)"
     exit 0
 else
     message="stage $stage crashed or hung in the emulator's race check (exit $code); see the test's output"

@@ -2,7 +2,7 @@
  * \file races.c
  * \brief The race check of the CPU emulator's runners (runner.c "races"; tests/emulated_races.sh).
  *
- * Small inputs (at most 2^16) with the threads of each block resumed in four orders; a result
+ * Small inputs (at most 2^16 ints' worth) with the threads of each block resumed in four orders; a result
  * that changes with the order is a race. Built with ThreadSanitizer (the "race" flavour of the
  * emulator) every data race, in shared or global memory, is reported as well.
  */
@@ -24,11 +24,12 @@ static const struct {
 /*
  * The race check: each case once per thread order. A correct kernel gives the same answer in
  * every order (a wrong one may be wrong the same way in all: that is the correctness test's
- * business, as for compute-sanitizer). Sizes at most 2^16: ThreadSanitizer costs ~25-80x.
+ * business, as for compute-sanitizer). Sizes at most 2^16 ints' worth: ThreadSanitizer costs ~25-80x.
  */
 int kit_emulated_races(const kit_stage *stage, FILE *out)
 {
-    const size_t sizes[] = {33, 1000, 6149, 65536};
+    /* The largest: 2^16 ints' worth (7,281 3x3 matrices: 2^16 of them took two minutes a stage). */
+    const size_t sizes[] = {33, 1000, 6149, kit_grade_elements(stage->number, (size_t)1 << 16)};
     const unsigned threads[] = {stage->min_threads, 256, stage->max_threads};
     int cases = 0, racy = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

@@ -354,8 +354,8 @@ int main(int argc, char **argv)
         int every_case_passed = status == KIT_OK;
         for (int i = 0; i < log.count; i++)
             every_case_passed &= log.cases[i].status == KIT_OK;
-        if (every_case_passed) /* a correct stage only: a broken one may not even finish */
-            say_advice(&graded, &references[KIT_GRADE_STAGE - 1], ((size_t)1 << 20) + 7, 256, &gpu);
+        if (every_case_passed) /* a correct stage only: a broken one may not even finish; at the largest n */
+            say_advice(&graded, &references[KIT_GRADE_STAGE - 1], max_n ? max_n : ((size_t)1 << 20) + 7, 256, &gpu);
 #endif
     } else if (strcmp(request, "large") == 0) {
         status = kit_grade_correctness(&graded, 1, 0, &log, &err);
