@@ -103,6 +103,10 @@ typedef struct kit_emu_counts {
     unsigned long long shared_active_lanes;   /**< lanes taking part, summed over requests */
     unsigned long long shared_idle_lanes;     /**< lanes of the warp sitting out, summed */
     unsigned long long divergent_shared_requests; /**< requests where only some lanes take part */
+    unsigned long long global_load_requests;  /**< warp-level global loads (as ncu's l1tex__t_requests_...) */
+    unsigned long long global_load_sectors;   /**< 32-byte sectors they touch (as l1tex__t_sectors_...): 4 a
+                                                   request of 32 consecutive ints, 16 of int4s, 32 of ints 36 B apart */
+    unsigned long long global_load_sectors_needed; /**< the fewest sectors each request's distinct bytes fill, summed */
 } kit_emu_counts;
 
 /** Bytes per global load (0 without loads): 4 for an int, 16 for an int4. */

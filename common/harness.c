@@ -1144,6 +1144,9 @@ kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsig
     counts->shared_active_lanes = first.shared_active_lanes;
     counts->shared_idle_lanes = first.shared_idle_lanes;
     counts->divergent_shared_requests = first.shared_divergent_requests;
+    counts->global_load_requests = first.global_load_requests;
+    counts->global_load_sectors = first.global_load_sectors;
+    counts->global_load_sectors_needed = first.global_load_sectors_needed;
     return KIT_OK;
 #else
     (void)stage, (void)ws, (void)threads;

@@ -106,7 +106,14 @@ cudaError_t emu_device_get_attribute(int *value, enum cudaDeviceAttr attr, int d
  *  - banks: 32 banks of 4 bytes, bank = (byte offset in the block's shared memory / 4) % 32;
  *    a request's wavefronts are the largest number of distinct 4-byte words one bank is asked
  *    for; conflicts = wavefronts - requests;
- *  - global: every load and store of a kernel thread to memory cudaMalloc gave, by its width.
+ *  - global: every load and store of a kernel thread to memory cudaMalloc gave, by its width;
+ *  - a global load request: grouped as shared-memory requests are (the k-th global load of
+ *    each lane of a warp that meet together), from per-lane logs of their own; its sectors are
+ *    the distinct 32-byte sectors (address / 32) its lanes touch, what Nsight Compute counts as
+ *    l1tex__t_sectors_pipe_lsu_mem_global_op_ld for l1tex__t_requests_pipe_lsu_mem_global_op_ld:
+ *    32 lanes reading 32 consecutive ints ask for 4 sectors, 32 consecutive int4s for 16, ints
+ *    36 bytes apart (one kit_mat3 a lane) for 32; its sectors needed are the fewest that its
+ *    distinct bytes fill, (bytes + 31) / 32 (4 in all three examples).
  *
  * The build that counts is the plain one (emu_runtime_plain, with GCC): the stage files are
  * compiled with ThreadSanitizer's instrumentation, whose callbacks the emulator's runtime
@@ -135,6 +142,11 @@ typedef struct emu_launch_counters {
                                           request where some lanes load and others store is neither */
     unsigned long long shared_wavefronts, shared_bank_conflicts; /* conflicts = wavefronts - requests */
     unsigned long long shared_active_lanes, shared_idle_lanes, shared_divergent_requests;
+    unsigned long long global_load_requests; /* warp-level global loads (the k-th of each lane that met) */
+    unsigned long long global_load_sectors;  /* distinct 32-byte sectors of each request, summed */
+    unsigned long long global_load_sectors_needed; /* (distinct bytes + 31) / 32 of each request, summed:
+                                              sectors / needed is how many times the bytes asked for
+                                              the L1 fetches (1 when coalesced, 8 for ints 36 bytes apart) */
 } emu_launch_counters;
 
 /** Forgets every launch counted so far. */

@@ -10,7 +10,8 @@
  * for every access the compiler could not prove to be a local variable's. libtsan is not
  * linked: the callbacks are defined here. Each one checks whether the address lies in the
  * running block's shared memory (logged for the thread, to be paired with its warp's other
- * lanes at the next meeting point) or in memory cudaMalloc gave (counted at once); anything
+ * lanes at the next meeting point) or in memory cudaMalloc gave (counted at once; a load is
+ * logged too, in a log of its own, and paired the same way into load requests); anything
  * else (the stack, the harness's host memory, the launcher's own variables) costs two
  * compares. Atomics are real atomics here; CUDA's atomic functions count themselves
  * (note_atomic, from emu_kernel.h), not the compare-and-swap loops that implement some.
@@ -43,6 +44,16 @@ constexpr bool kCounts = false;
 /* A thread with this many shared-memory accesses between two meeting points has its further
  * ones counted as requests of their own (one active lane): the log stays under 16 MB. */
 constexpr unsigned kLaneLogLimit = 1u << 22;
+
+/* The same for global loads (8 bytes an entry): the log stays under 8 MB. */
+constexpr unsigned kLoadLogLimit = 1u << 20;
+
+/** One thread's global loads since its last meeting point, beside its lane_log (same index). */
+struct load_log {
+    unsigned long long *entries; /* address << 5 | (bytes - 1) */
+    unsigned length, capacity;
+};
+load_log load_logs[1024];
 
 emu_launch_counters records[EMU_COUNTERS_MAX_LAUNCHES];
 size_t record_count = 0;
@@ -134,22 +145,67 @@ void count_request(emu_launch_counters *r, const lane_log *lane, unsigned lanes,
         r->shared_divergent_requests++;
 }
 
+/* ---------------------------------------------------------------- global load requests */
+
+/** Load request k of the lanes \p mask (\p lanes lanes): its distinct sectors, and the fewest
+ *  sectors its distinct bytes fill. */
+void count_load_request(emu_launch_counters *r, const load_log *lane, unsigned lanes, unsigned mask, unsigned k)
+{
+    unsigned long long sectors[64], begin[32], end[32];
+    unsigned n = 0, active = 0;
+    for (unsigned m = 0; m < lanes; m++) {
+        if (!(mask >> m & 1) || lane[m].length <= k)
+            continue;
+        unsigned long long entry = lane[m].entries[k], a = entry >> 5, last = a + (entry & 31);
+        begin[active] = a;
+        end[active++] = last + 1;
+        sectors[n++] = a >> 5;
+        if (last >> 5 != a >> 5)
+            sectors[n++] = last >> 5; /* an unaligned access across a sector's end */
+    }
+    if (!active)
+        return;
+    std::sort(sectors, sectors + n);
+    unsigned long long distinct_sectors = std::unique(sectors, sectors + n) - sectors;
+    /* distinct bytes: the union of the lanes' ranges (sorted by start; the ends follow) */
+    unsigned order[32];
+    for (unsigned i = 0; i < active; i++)
+        order[i] = i;
+    std::sort(order, order + active, [&](unsigned x, unsigned y) { return begin[x] < begin[y]; });
+    unsigned long long bytes = 0, covered = 0; /* bytes below `covered` are counted */
+    for (unsigned i = 0; i < active; i++) {
+        unsigned long long b = std::max(begin[order[i]], covered), e = end[order[i]];
+        if (e > b) {
+            bytes += e - b;
+            covered = e;
+        }
+    }
+    r->global_load_requests++;
+    r->global_load_sectors += distinct_sectors;
+    r->global_load_sectors_needed += (bytes + 31) / 32;
+}
+
 /** The lanes \p mask of the warp at \p base met: their logged accesses become requests. */
 void pair_lanes(unsigned base, unsigned lanes, unsigned mask)
 {
     emu_launch_counters *r = counting.record;
-    lane_log *lane = &lane_logs[base];
-    unsigned longest = 0;
-    for (unsigned m = 0; m < lanes; m++)
-        if (mask >> m & 1)
-            longest = std::max(longest, lane[m].length);
-    if (!longest || !r)
+    if (!r)
         return;
+    lane_log *lane = &lane_logs[base];
+    load_log *loads = &load_logs[base];
+    unsigned longest = 0, most_loads = 0;
+    for (unsigned m = 0; m < lanes; m++)
+        if (mask >> m & 1) {
+            longest = std::max(longest, lane[m].length);
+            most_loads = std::max(most_loads, loads[m].length);
+        }
     for (unsigned k = 0; k < longest; k++)
         count_request(r, lane, lanes, mask, k);
+    for (unsigned k = 0; k < most_loads; k++)
+        count_load_request(r, loads, lanes, mask, k);
     for (unsigned m = 0; m < lanes; m++)
         if (mask >> m & 1)
-            lane[m].length = 0;
+            lane[m].length = loads[m].length = 0;
 }
 
 unsigned lanes_of(unsigned base) { return std::min(32u, block_threads - base); }
@@ -158,39 +214,70 @@ unsigned full_mask(unsigned lanes) { return lanes >= 32 ? 0xffffffffu : (1u << l
 
 /* ---------------------------------------------------------------- the accesses */
 
+/** Makes room for one more entry in \p log (a lane_log or a load_log), up to \p limit entries:
+ *  false when the log is full (or no memory was left). */
+template <typename Log> bool room_in(Log *log, unsigned limit)
+{
+    if (log->length < log->capacity)
+        return true;
+    if (log->capacity >= limit)
+        return false;
+    /* The time limit's signal may leave this fiber for good (scheduler.cpp, on_timer): not
+     * inside realloc, whose lock would stay taken. */
+    sigset_t timer, before;
+    sigemptyset(&timer);
+    sigaddset(&timer, SIGVTALRM);
+    sigprocmask(SIG_BLOCK, &timer, &before);
+    unsigned capacity = log->capacity ? 2 * log->capacity : 64;
+    auto *entries = static_cast<decltype(log->entries)>(std::realloc(log->entries, capacity * sizeof *log->entries));
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    if (!entries)
+        return false;
+    log->entries = entries;
+    log->capacity = capacity;
+    return true;
+}
+
 /** A shared-memory access of \p size bytes at byte \p offset by the running thread. */
 void shared_access(unsigned long long offset, unsigned size, bool store)
 {
     lane_log *log = counting.lane;
     unsigned first = (unsigned)(offset >> 2), last = (unsigned)((offset + size - 1) >> 2);
     unsigned entry = first << 4 | (last - first) << 1 | (store ? 1u : 0u);
-    if (log->length == log->capacity) {
+    if (!room_in(log, kLaneLogLimit)) {
         if (log->capacity >= kLaneLogLimit) { /* a request of its own, one lane active */
             unsigned index = (unsigned)(log - lane_logs), base = index & ~31u, lanes = lanes_of(base);
             lane_log alone = {&entry, 1, 1};
             lane_log view[32] = {};
             view[index - base] = alone;
             count_request(counting.record, view, lanes, 1u << (index - base), 0);
-            return;
         }
-        /* The time limit's signal may leave this fiber for good (scheduler.cpp, on_timer): not
-         * inside realloc, whose lock would stay taken. */
-        sigset_t timer, before;
-        sigemptyset(&timer);
-        sigaddset(&timer, SIGVTALRM);
-        sigprocmask(SIG_BLOCK, &timer, &before);
-        unsigned capacity = log->capacity ? 2 * log->capacity : 64;
-        unsigned *entries = static_cast<unsigned *>(std::realloc(log->entries, capacity * sizeof *entries));
-        sigprocmask(SIG_SETMASK, &before, nullptr);
-        if (!entries)
-            return;
-        log->entries = entries;
-        log->capacity = capacity;
+        return;
     }
     log->entries[log->length++] = entry;
 }
 
-void global_access(unsigned size, bool store)
+/** A global load of \p size bytes at \p address by the running thread: logged, to be paired
+ *  with its warp's other lanes at the next meeting point. */
+void global_load(unsigned long long address, unsigned size)
+{
+    unsigned index = (unsigned)(counting.lane - lane_logs);
+    load_log *log = &load_logs[index];
+    unsigned long long entry = address << 5 | (size - 1);
+    if (!room_in(log, kLoadLogLimit)) {
+        if (log->capacity >= kLoadLogLimit) { /* a request of its own, one lane active */
+            unsigned base = index & ~31u;
+            load_log alone = {&entry, 1, 1};
+            load_log view[32] = {};
+            view[index - base] = alone;
+            count_load_request(counting.record, view, lanes_of(base), 1u << (index - base), 0);
+        }
+        return;
+    }
+    log->entries[log->length++] = entry;
+}
+
+void global_access(unsigned long long address, unsigned size, bool store)
 {
     emu_launch_counters *r = counting.record;
     if (store) {
@@ -200,6 +287,7 @@ void global_access(unsigned size, bool store)
         r->global_loads++;
         r->global_load_bytes += size;
         r->global_loads_by_width[__builtin_ctz(size)]++;
+        global_load(address, size);
     }
 }
 
@@ -212,7 +300,7 @@ inline void count_access(const volatile void *address, unsigned size, bool store
     if (a - counting.shared_base < counting.shared_bytes)
         shared_access(a - counting.shared_base, size, store);
     else if (is_device(a))
-        global_access(size, store);
+        global_access(a, size, store);
 }
 
 #ifndef EMU_RACE
@@ -276,7 +364,7 @@ void counters_block_begin(const void *shared, size_t bytes, unsigned threads)
     counting.shared_base = (unsigned long long)shared;
     counting.shared_bytes = bytes;
     for (unsigned i = 0; i < threads; i++)
-        lane_logs[i].length = 0;
+        lane_logs[i].length = load_logs[i].length = 0;
 }
 
 void counters_block_barrier(unsigned threads)

@@ -96,6 +96,59 @@ __global__ void load_widths(const int *in, int *out)
     out[tid] = c + h + i + d.x + d.y + q.x + q.y + q.z + q.w;
 }
 
+/** 36 bytes, 4-byte aligned: a 3x3 int matrix as stage.h's kit_mat3. */
+struct mat3 {
+    int m[9];
+};
+
+/** Load requests: thread t reads int t (a warp's 32 lanes: 128 consecutive bytes, 4 sectors),
+ *  int4 t (512 bytes, 16 sectors), and (after a barrier) whole matrix t, 36 bytes: 9 loads of
+ *  4 bytes a lane, the lanes 36 bytes apart, each in a sector of its own (32 a request). */
+__global__ void load_requests(const int *in, int *out)
+{
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = in[tid];
+    int4 q = reinterpret_cast<const int4 *>(in)[tid];
+    __syncthreads();
+    mat3 a = reinterpret_cast<const mat3 *>(in)[tid];
+    int sum = i + q.x + q.y + q.z + q.w;
+    for (int c = 0; c < 9; c++)
+        sum += a.m[c];
+    out[tid] = sum;
+}
+
+/** Lanes on two branches: the even lanes read in[tid], the odd lanes in[tid + 1] and then
+ *  in[64 + tid] (the k-th load of each lane: a request of 32 lanes on the 17 even ints 0..32,
+ *  5 sectors, 3 needed; then one of the 16 odd lanes, ints 8 bytes apart: 4 sectors for 64
+ *  bytes spread over 128, 2 needed); in[tid] again after a __syncwarp: a request of its own
+ *  (4 sectors). */
+__global__ void load_requests_divergent(const int *in, int *out)
+{
+    unsigned tid = threadIdx.x;
+    int v = 0;
+    if (tid % 2 == 0) {
+        v = in[tid];
+    } else {
+        v = in[tid + 1];
+        v += in[64 + tid];
+    }
+    __syncwarp();
+    v += in[tid];
+    out[tid] = v;
+}
+
+/** Thread 0 alone loads from global memory 2^20 + 8 times with no meeting point: past 2^20
+ *  logged loads the rest are requests of their own; every one has one lane and one sector. */
+__global__ void load_long_loop(const int *in, int *out)
+{
+    const volatile int *v = in;
+    int sum = 0;
+    if (threadIdx.x == 0)
+        for (unsigned i = 0; i < (1u << 20) + 8; i++)
+            sum += v[i & 31];
+    out[threadIdx.x] = sum;
+}
+
 /** Global atomics count once each; a shared atomic is no shared request, thread 0's plain
  *  store and load of the shared total are (one lane of 32 each). */
 __global__ void atomics(int *total)
@@ -179,6 +232,12 @@ extern "C" int emu_count_case(const char *name)
         shared_long_loop<<<1, 32, 32 * sizeof(int)>>>(out);
     } else if (!std::strcmp(name, "load_widths")) {
         load_widths<<<4, 256>>>(in, out);
+    } else if (!std::strcmp(name, "load_requests")) {
+        load_requests<<<4, 64>>>(in, out);
+    } else if (!std::strcmp(name, "load_requests_divergent")) {
+        load_requests_divergent<<<1, 32>>>(in, out);
+    } else if (!std::strcmp(name, "load_long_loop")) {
+        load_long_loop<<<1, 32>>>(in, out);
     } else if (!std::strcmp(name, "atomics")) {
         cudaMemset(out, 0, 2 * sizeof(int));
         atomics<<<3, 128>>>(out);

@@ -9,6 +9,8 @@
  *   stage 4  half the blocks of stage 3, two global loads per thread
  *   stage 5  fewer block barriers than stage 4, warp meetings (shuffles)
  *   stage 7  16-byte loads, at most the resident blocks
+ *   stage 13 32 sectors a global load request, 8 times the sectors its bytes need (36-byte strides)
+ *   stage 14, 15  coalesced global loads: about the sectors their bytes need
  *
  * Prints "ok ..." or "FAILED ..." per lesson and exits 1 when one fails.
  */
@@ -28,6 +30,9 @@ static void lesson(int ok, const char *what)
         failed = 1;
 }
 
+/** a / b, 0 when b is 0. */
+static double per(unsigned long long a, unsigned long long b) { return b ? (double)a / (double)b : 0.0; }
+
 static void print(int stage, const emu_launch_counters *c)
 {
     printf("stage %d: grid %llu x %llu threads, %llu B shared/block, resident %llu\n", stage, c->grid_blocks,
@@ -37,6 +42,9 @@ static void print(int stage, const emu_launch_counters *c)
            "atomics %llu\n", c->global_loads, c->global_load_bytes, c->global_loads_by_width[0],
            c->global_loads_by_width[1], c->global_loads_by_width[2], c->global_loads_by_width[3],
            c->global_loads_by_width[4], c->global_stores, c->global_store_bytes, c->global_atomics);
+    printf("  global load requests %llu, sectors %llu (%.2f a request), needed %llu (sectors / needed %.2f)\n",
+           c->global_load_requests, c->global_load_sectors, per(c->global_load_sectors, c->global_load_requests),
+           c->global_load_sectors_needed, per(c->global_load_sectors, c->global_load_sectors_needed));
     printf("  shared requests %llu (%llu loads, %llu stores), wavefronts %llu, bank conflicts %llu\n",
            c->shared_requests, c->shared_load_requests, c->shared_store_requests, c->shared_wavefronts,
            c->shared_bank_conflicts);
@@ -120,5 +128,11 @@ int main(int argc, char **argv)
            "stage 5: fewer block barriers than stage 4, and warp meetings");
     lesson(c[7].global_loads_by_width[4] > 0 && c[7].grid_blocks <= c[7].resident_blocks,
            "stage 7: 16-byte loads, no more blocks than the GPU holds at once");
+    lesson(per(c[13].global_load_sectors, c[13].global_load_requests) > 31 &&
+               per(c[13].global_load_sectors, c[13].global_load_sectors_needed) > 7.5,
+           "stage 13: lanes 36 bytes apart, 32 sectors a load request, 8 times the sectors its bytes need");
+    lesson(per(c[14].global_load_sectors, c[14].global_load_sectors_needed) < 1.25 &&
+               per(c[15].global_load_sectors, c[15].global_load_sectors_needed) < 1.1,
+           "stages 14 and 15: coalesced loads, about the sectors their bytes need");
     return failed;
 }

@@ -4,7 +4,9 @@
  *
  * How each number follows from the definitions (docs/emulator.md, "What the emulator counts"):
  * a warp is 32 threads; a shared-memory request is the k-th access of the lanes that meet
- * together; wavefronts are the most distinct words one of the 32 four-byte banks is asked for;
+ * together, and so is a global load request (its sectors: the distinct 32-byte sectors its
+ * lanes touch; needed: its distinct bytes / 32, rounded up); wavefronts are the most distinct
+ * words one of the 32 four-byte banks is asked for;
  * resident blocks are 132 x min(32, 2048 / threads, 233472 / shared bytes).
  *
  * Prints "ok <case>" or "FAILED <case> (<order>): <field> is X, expected Y" per case, then
@@ -29,7 +31,11 @@ typedef emu_launch_counters counts;
     .grid_blocks = blocks, .block_threads = threads, .shared_bytes_per_block = shared,                   \
     .resident_blocks = resident
 #define LONG_LOOP ((1ull << 22) + 8)
+#define LOAD_LOOP ((1ull << 20) + 8)
 #define STORES(n, bytes) .global_stores = n, .global_store_bytes = bytes
+/* Global load requests (warp-level), the distinct sectors they touch, and the fewest they need. */
+#define LOADS(req, sectors, needed)                                                                    \
+    .global_load_requests = req, .global_load_sectors = sectors, .global_load_sectors_needed = needed
 
 static const struct expected {
     const char *name;
@@ -58,9 +64,24 @@ static const struct expected {
                   "1 lane of 32 (past 2^22 logged accesses the rest are counted as they come)",
      {LAUNCH(1, 32, 128, 4224), STORES(32, 128),
       SHARED(2 * LONG_LOOP, LONG_LOOP, LONG_LOOP, 2 * LONG_LOOP, 2 * LONG_LOOP, 31 * 2 * LONG_LOOP, 2 * LONG_LOOP)}},
-    {"load_widths", "one char, short, int, int2 and int4 load per thread: 1024 of each width",
+    {"load_widths", "one char, short, int, int2 and int4 load per thread: 1024 of each width; a warp's "
+                    "requests take 1, 2, 4, 8 and 16 sectors (32 lanes' consecutive values)",
      {LAUNCH(4, 256, 0, 1056), .global_loads = 5120, .global_load_bytes = 31 * 1024,
-      .global_loads_by_width = {1024, 1024, 1024, 1024, 1024}, STORES(1024, 4096)}},
+      .global_loads_by_width = {1024, 1024, 1024, 1024, 1024}, STORES(1024, 4096), LOADS(160, 992, 992)}},
+    {"load_requests", "8 warps: int t (4 sectors a request), int4 t (16), then matrix t, 9 ints 36 bytes apart "
+                      "(9 requests of 32 sectors, each needing 4): 11 requests a warp",
+     {LAUNCH(4, 64, 0, 4224), .block_barriers = 4, .global_loads = 256 * 11, .global_load_bytes = 256 * 56,
+      .global_loads_by_width = {0, 0, 256 * 10, 0, 256}, STORES(256, 1024),
+      LOADS(8 * 11, 8 * (4 + 16 + 9 * 32), 8 * (4 + 16 + 9 * 4))}},
+    {"load_requests_divergent", "the k-th load of each lane, whichever branch: 32 lanes on the even ints 0..32 "
+                                "(5 sectors; 68 bytes, 3 needed), then 16 odd lanes 8 bytes apart (4 sectors, 2 "
+                                "needed); after __syncwarp 32 consecutive ints (4, 4)",
+     {LAUNCH(1, 32, 0, 4224), .warp_meetings = 1, .global_loads = 80, .global_load_bytes = 320,
+      .global_loads_by_width = {0, 0, 80, 0, 0}, STORES(32, 128), LOADS(3, 5 + 4 + 4, 3 + 2 + 4)}},
+    {"load_long_loop", "thread 0 alone, 2^20 + 8 global loads with no meeting point: every request has 1 lane "
+                       "and 1 sector (past 2^20 logged loads the rest are counted as they come)",
+     {LAUNCH(1, 32, 0, 4224), .global_loads = LOAD_LOOP, .global_load_bytes = 4 * LOAD_LOOP,
+      .global_loads_by_width = {0, 0, LOAD_LOOP, 0, 0}, STORES(32, 128), LOADS(LOAD_LOOP, LOAD_LOOP, LOAD_LOOP)}},
     {"atomics", "128 global atomicAdds a block and thread 0's atomicMax; the shared atomicAdd is no request, "
                 "thread 0's store and load of the shared total are (1 lane of 32)",
      {LAUNCH(3, 128, 4, 2112), .block_barriers = 6, .global_atomics = 387, SHARED(6, 3, 3, 6, 6, 186, 6)}},
@@ -92,6 +113,7 @@ static int differs(const counts *got, const counts *want, char *text, size_t siz
     FIELD(global_store_bytes) FIELD(global_atomics) FIELD(shared_requests) FIELD(shared_load_requests)
     FIELD(shared_store_requests) FIELD(shared_wavefronts) FIELD(shared_bank_conflicts)
     FIELD(shared_active_lanes) FIELD(shared_idle_lanes) FIELD(shared_divergent_requests)
+    FIELD(global_load_requests) FIELD(global_load_sectors) FIELD(global_load_sectors_needed)
 #undef FIELD
     return 0;
 }
