@@ -87,6 +87,18 @@ foreach(entry IN LISTS kit_graded_files)
     endif()
   endforeach()
 
+  # The load rule's own test (below) reads the strided kernel's results and a reference stage 15's.
+  get_filename_component(source_real "${source}" REALPATH)
+  get_filename_component(coalesced_real "${CMAKE_SOURCE_DIR}/solutions/15_matrices_coalesced/reduce_matrices_coalesced.cu"
+                         REALPATH)
+  if(id STREQUAL "wrong_kernels_matrices_strided_aos_for_stage_15" AND "emulated" IN_LIST parts)
+    set(kit_strided_results "${results}")
+    set(kit_strided_test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+  elseif(k EQUAL 15 AND "emulated" IN_LIST parts AND results AND
+         source_real STREQUAL coalesced_real)
+    set(kit_coalesced_results "${results}")
+    set(kit_coalesced_test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+  endif()
   if("emulated" IN_LIST parts)
     set(test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     add_test(NAME ${test} COMMAND ${wrap} $<TARGET_FILE:kit_grade> emulated --runner "${runner_path}" ${base})
@@ -119,3 +131,20 @@ grep -q 'of the lanes of its warps sit idle in its shared-memory steps (the refe
                        grader_on_wrong_kernels_too_slow_for_stage_7_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 endif()
 
+# The load rule (tests/grading.conf, stage15.max_sectors_per_request): stage 13's loop handed in
+# as stage 15 is right, and on an H100 as fast, but asks L1 for 32 sectors per warp load. Its
+# corpus row expects full marks on the emulator alone (there are no speed points to take without
+# a GPU), so this test shows the rule on the CPU: the strided kernel's emulated-speed part fails,
+# saying why, and the reference stage 15's passes (the solution's corpus entry, or the labs'
+# stage 15 where the build grades solutions/).
+if(KIT_GRADER_SELFTEST AND kit_strided_results AND kit_coalesced_results)
+  add_test(NAME grader_rejects_a_strided_aos_read_in_stage_15_by_the_sectors_the_emulator_counts
+           COMMAND sh -c "grep -qx 'status=fail' \"$1/stage15.emulated-speed\" && \
+grep -q 'asks L1 for 32.0 sectors per warp load where the reference asks for 12.0' \"$1/stage15.emulated-speed\" && \
+grep -q 'its lanes read 36 bytes apart' \"$1/stage15.emulated-speed\" && \
+grep -qx 'status=pass' \"$2/stage15.emulated-speed\" && \
+grep -q 'asks L1 for 12.0 sectors per warp load, 1.00 times' \"$2/stage15.emulated-speed\" || \
+{ cat \"$1/stage15.emulated-speed\" \"$2/stage15.emulated-speed\"; exit 1; }" loads "${kit_strided_results}" "${kit_coalesced_results}")
+  set_tests_properties(grader_rejects_a_strided_aos_read_in_stage_15_by_the_sectors_the_emulator_counts PROPERTIES
+                       LABELS "selftest" DEPENDS "${kit_strided_test};${kit_coalesced_test}")
+endif()

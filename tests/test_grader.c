@@ -39,7 +39,7 @@ START_TEST(config_applies_global_and_per_stage_keys)
     const char *text = "# comment\n\nspeedup.fraction = 0.7\npoints.speedup = 3  # all stages\n"
                        "stage7.points.speedup = 5\nstage7.min_speedup = 4.5\nspeedup.n = 2^24\n"
                        "speedup.attempts=2\nspeedup.rounds = 9\nspeedup.reps = 4\nspeedup.threads = 512\n"
-                       "stage8.latency_n = 2^18\nstage3.latency_n = 0\n";
+                       "stage8.latency_n = 2^18\nstage3.latency_n = 0\nstage15.max_sectors_per_request = 1.5\n";
     ck_assert_int_eq(kit_grade_config_parse(&c, text, "test.conf", &err), KIT_OK);
     ck_assert(c.speedup_fraction == 0.7);
     ck_assert(c.points[1][1] == 3 && c.points[6][1] == 3 && c.points[7][1] == 5);
@@ -50,6 +50,7 @@ START_TEST(config_applies_global_and_per_stage_keys)
     ck_assert_int_eq(c.speedup_reps, 4);
     ck_assert_uint_eq(c.speedup_threads, 512);
     ck_assert(c.latency_n[8] == (size_t)1 << 18 && c.latency_n[3] == 0 && c.latency_n[7] == 0);
+    ck_assert(c.max_sectors_per_request[15] == 1.5 && c.max_sectors_per_request[13] == 0);
 }
 END_TEST
 
@@ -64,6 +65,8 @@ static const struct {
     {"stage3.points.elegance = 2\n", "unknown key"},
     {"points.correctness\n", "expected 'key = value'"},
     {"speedup.threads = 100\n", "not a valid value for speedup.threads"},
+    {"stage15.max_sectors_per_request = 0.5\n", "not a valid value for stage15.max_sectors_per_request"},
+    {"stage15.max_sectors_per_request = many\n", "not a valid value"},
     {"speedup.attempts = 0\n", "not a valid value"},
     {"points.speedup = -1\n", "not a valid value"},
 };
@@ -88,6 +91,12 @@ START_TEST(shipped_grading_conf_parses)
     for (int k = 1; k <= KIT_STAGE_COUNT; k++) /* every stage of stages.def, the new ones too: 10 points */
         ck_assert_msg(c.points[k][0] + c.points[k][1] + c.points[k][2] == 10, "stage %d: %g + %g + %g points", k,
                       c.points[k][0], c.points[k][1], c.points[k][2]);
+    /* the emulator's load rule: the coalesced 3x3 matrices' stage, and no other */
+    const int coalesced = 15;
+    ck_assert(kit_grade_problem(coalesced).type == KIT_MAT3 && kit_grade_baseline(coalesced) == 13);
+    for (int k = 1; k <= KIT_STAGE_COUNT; k++)
+        ck_assert_msg((c.max_sectors_per_request[k] > 0) == (k == coalesced), "stage %d: max_sectors_per_request %g",
+                      k, c.max_sectors_per_request[k]);
     ck_assert_int_eq(kit_grade_config_load(&c, "/nonexistent/grading.conf", &err), KIT_BAD_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/grading.conf"));
 }
@@ -546,6 +555,61 @@ START_TEST(a_stage_that_is_its_own_baseline_must_reach_the_fraction_of_the_refer
 }
 END_TEST
 
+/* The counts of a first pass's global loads that loads() makes: \p requests warp loads of
+ * \p sectors sectors each, whose bytes fill \p needed sectors. */
+static kit_load_counts loads(unsigned long long requests, unsigned long long sectors, unsigned long long needed)
+{
+    kit_load_counts l = {requests, requests * sectors, requests * needed};
+    return l;
+}
+
+START_TEST(the_emulators_load_rule_rejects_strided_reads_and_passes_coalesced_loads_of_any_width)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    c.max_sectors_per_request[15] = 1.25;
+    char message[2048];
+    /* the reference stage 15: two int4 loads of 16 sectors and one of 4 (8 distinct int4s), per 32 matrices */
+    kit_load_counts reference = {3 * 1000, 36 * 1000, 36 * 1000};
+    /* stage 13's loop: 9 ints a lane, 36 bytes apart: 32 sectors a request for 4 sectors' worth */
+    kit_load_counts strided = loads(9000, 32, 4);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 1048583, 256, &strided, &reference, message, sizeof message),
+                     KIT_OUTCOME_FAIL);
+    ck_assert_msg(strstr(message, "stage 15's first pass asks L1 for 32.0 sectors per warp load where the reference "
+                                  "asks for 12.0 (8.00 times") &&
+                      strstr(message, "its lanes read 36 bytes apart (each thread its own kit_mat3)") &&
+                      strstr(message, "288 consecutive ints") && strstr(message, "n = 1,048,583, 256 threads") &&
+                      strstr(message, "stage15.max_sectors_per_request"),
+                  "%s", message);
+    /* coalesced, whatever the width: 32 ints (4 sectors), 32 int4s (16: more a request than the reference's 12) */
+    kit_load_counts ints = loads(9000, 4, 4), int4s = loads(2250, 16, 16);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 1048583, 256, &ints, &reference, message, sizeof message),
+                     KIT_OUTCOME_PASS);
+    ck_assert_msg(strstr(message, "4.0 sectors per warp load, 1.00 times") != NULL, "%s", message);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 1048583, 256, &int4s, &reference, message, sizeof message),
+                     KIT_OUTCOME_PASS);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 1048583, 256, &reference, &reference, message, sizeof message),
+                     KIT_OUTCOME_PASS);
+    /* at the limit: 1.25 x passes, just above fails (ints 2 apart: 8 sectors for 4 sectors' worth is 2x) */
+    kit_load_counts limit = {4, 20, 16}, above = {4, 21, 16}, spread = loads(100, 8, 4);
+    kit_load_counts one = {1, 16, 16};
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 4096, 256, &limit, &one, message, sizeof message), KIT_OUTCOME_PASS);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 4096, 256, &above, &one, message, sizeof message), KIT_OUTCOME_FAIL);
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 4096, 256, &spread, &one, message, sizeof message), KIT_OUTCOME_FAIL);
+    ck_assert_msg(strstr(message, "spread over more sectors") != NULL, "%s", message);
+    /* no rule for stage 13, or with the key at 0; no loads counted: nothing to decide */
+    ck_assert_int_eq(kit_loads_decide(&c, 13, 4096, 256, &strided, &reference, message, sizeof message),
+                     KIT_OUTCOME_MISSING);
+    ck_assert_str_eq(message, "");
+    kit_load_counts none = {0, 0, 0};
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 4096, 256, &none, &reference, message, sizeof message),
+                     KIT_OUTCOME_MISSING);
+    c.max_sectors_per_request[15] = 0;
+    ck_assert_int_eq(kit_loads_decide(&c, 15, 4096, 256, &strided, &reference, message, sizeof message),
+                     KIT_OUTCOME_MISSING);
+}
+END_TEST
+
 /* ------------------------------------------------------------ result files and report */
 
 static char dir[64];
@@ -707,6 +771,58 @@ START_TEST(emulated_results_earn_correctness_and_race_points_without_a_gpu_and_n
 }
 END_TEST
 
+START_TEST(a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    const char *strided = "stage 15's first pass asks L1 for 32.0 sectors per warp load where the reference asks "
+                          "for 12.0 (8.00 times the sectors its bytes fill, the reference's 1.00 times)";
+    /* stage 13 on a GPU, every part passed, no load rule; stage 15 the same but the load rule failed;
+     * stage 14: passed with the load rule too */
+    for (int k = 13; k <= 15; k++)
+        for (int p = 0; p < KIT_PART_COUNT; p++)
+            if (p != KIT_PART_EMULATED_SPEED || k != 13)
+                put(k, (kit_part)p, p == KIT_PART_EMULATED_SPEED && k == 15 ? KIT_OUTCOME_FAIL : KIT_OUTCOME_PASS,
+                    p == KIT_PART_EMULATED_SPEED && k == 15 ? strided : "ok");
+    /* stage 12 on the emulator alone: speed not measured, the load rule failed */
+    put(12, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    put(12, KIT_PART_SPEEDUP, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    put(12, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the right answer on the CPU emulator");
+    put(12, KIT_PART_EMULATED_RACES, KIT_OUTCOME_PASS, "no race");
+    put(12, KIT_PART_EMULATED_SPEED, KIT_OUTCOME_FAIL, strided);
+    kit_stage_grade g[4];
+    for (int k = 12; k <= 15; k++)
+        kit_grade_stage(&c, dir, k, &g[k - 12]);
+    ck_assert(g[1].score == 10 && g[1].passed);  /* no load rule ran */
+    ck_assert(g[2].score == 10 && g[2].passed);  /* the load rule passed */
+    ck_assert(g[3].score == 8 && !g[3].passed && g[3].part_score[1] == 0); /* fast on the GPU's clock, strided */
+    ck_assert(g[0].score == 8 && !g[0].passed);  /* no GPU: no speed points to take */
+
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, g, 4, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "FAIL (emulator: loads)") && strstr(text, "pass 2.07x / 1.66x") &&
+                      strstr(text, "stage 15 emulated-speed: stage 15's first pass asks L1 for 32.0 sectors") &&
+                      strstr(text, "stage 12 emulated-speed: ") && !strstr(text, "stage 14 emulated-speed") &&
+                      strstr(text, "36 / 40"),
+                  "%s", text);
+    free(text);
+    f = open_memstream(&text, &size);
+    kit_report_json(f, g, 4, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "\"name\": \"stage 15: speedup\", \"score\": 0, \"max_score\": 2, \"status\": "
+                               "\"failed\", \"output\": \"FAIL (emulator: loads): ok\\nemulated-speed: stage 15's") &&
+                      strstr(text, "\"name\": \"stage 14: speedup\", \"score\": 2, \"max_score\": 2, \"status\": "
+                                   "\"passed\""),
+                  "%s", text);
+    free(text);
+    clean_dir();
+}
+END_TEST
+
 START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
 {
     make_dir();
@@ -834,11 +950,13 @@ int main(void)
     tcase_add_test(speedup, speedup_uses_the_absolute_minimum_when_it_is_higher);
     tcase_add_test(speedup, median_and_spread_are_the_middle_and_the_relative_iqr);
     tcase_add_test(speedup, a_stage_that_is_its_own_baseline_must_reach_the_fraction_of_the_references_speed);
+    tcase_add_test(speedup, the_emulators_load_rule_rejects_strided_reads_and_passes_coalesced_loads_of_any_width);
     suite_add_tcase(suite, speedup);
     TCase *report = tcase_create("report");
     tcase_add_test(report, result_files_round_trip);
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
     tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
+    tcase_add_test(report, a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one);
     tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
     tcase_add_test(report, corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a_file);
     suite_add_tcase(suite, report);

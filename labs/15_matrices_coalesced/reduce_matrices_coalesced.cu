@@ -37,6 +37,14 @@
  * dependence on it: with every load made through __ldcg() (cached in L2 only) this stage
  * still takes 0.41 ms, stage 13 1.33 ms.
  *
+ * Graded by its loads as well as its time: as the clock of such a GPU cannot tell stage 13's
+ * reading from this one, the grader counts on the CPU emulator what each warp-level load asks
+ * the L1 for, in 32-byte sectors, as Nsight Compute does. Stage 13's loop asks for 32 sectors
+ * per load, 8 times what its bytes fill; this stage for 12 on average (16, 16 and 4 for its
+ * three int4 loads), just what its bytes fill. A stage 15 whose loads fetch more than 1.25
+ * times the sectors its bytes fill, against this one's, earns no speed points
+ * (tests/grading.conf, stage15.max_sectors_per_request); any coalesced width passes.
+ *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
  * Run:  ./build/reduce_ladder --stage 15 [--impl labs]        Grade:  make check-stage15
  */

@@ -13,7 +13,7 @@
 
 static const char *const part_names[KIT_PART_COUNT] = {
     "correctness", "speedup", "racecheck", "synccheck", "memcheck", "initcheck", "emulated-correctness",
-    "emulated-races",
+    "emulated-races", "emulated-speed",
 };
 
 const char *kit_part_name(kit_part part)
@@ -116,6 +116,12 @@ static int apply(kit_grade_config *c, const char *key, const char *value, const 
             else if (kit_parse_count(value, key, &n, &ignored) != KIT_OK || n < 1 || n > KIT_MAX_N)
                 goto bad_value;
             c->latency_n[stage] = n;
+            return 1;
+        }
+        if (stage && strcmp(rest, "max_sectors_per_request") == 0) {
+            if (!parse_number(value, 0.0, 1000.0, &v) || (v > 0 && v < 1))
+                goto bad_value; /* below the reference's own would fail the reference */
+            c->max_sectors_per_request[stage] = v;
             return 1;
         }
         if (stage && strcmp(rest, "min_speedup") == 0) {

@@ -177,6 +177,10 @@ typedef struct runner_reply {
     char skip[1024];
     char advice[1024]; /* the runner's word on the grid: emulated, advice without points; on a GPU, why a
                           stage failed the speed rule */
+    int has_loads;     /* the emulator counted both first passes' global loads: */
+    size_t loads_n;
+    unsigned loads_threads;
+    kit_load_counts loads, reference_loads;
     char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
 } runner_reply;
 
@@ -259,6 +263,13 @@ static void parse_reply(runner_reply *r)
             snprintf(r->skip, sizeof r->skip, "%s", line + 5);
         } else if (strncmp(line, "advice ", 7) == 0) {
             snprintf(r->advice, sizeof r->advice, "%s", line + 7);
+        } else if (strncmp(line, "loads ", 6) == 0 &&
+                   sscanf(line, "loads n=%zu threads=%u requests=%llu sectors=%llu needed=%llu reference_requests=%llu "
+                                "reference_sectors=%llu reference_needed=%llu",
+                          &r->loads_n, &r->loads_threads, &r->loads.requests, &r->loads.sectors, &r->loads.needed,
+                          &r->reference_loads.requests, &r->reference_loads.sectors,
+                          &r->reference_loads.needed) == 8) {
+            r->has_loads++;
         } else if (strcmp(line, "races differ") == 0) {
             snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
         } else if (!r->problem[0]) {
@@ -272,7 +283,7 @@ static void parse_reply(runner_reply *r)
         return;
     /* Every repeat of an input must give the bits of its first run (a float sum too). */
     kit_check_reproducible(args.stage, r->log.cases, r->log.count);
-    if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1)
+    if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1 || r->has_loads > 1)
         snprintf(r->problem, sizeof r->problem, "%s answered more than once (did it fork?); nothing it said counts",
                  subject());
     else if (r->dones == 0 || (r->devices == 0 && !r->error[0])) {
@@ -347,6 +358,46 @@ static void write_advice(const runner_reply *r)
         fprintf(out, "%s\n", advice);
         fclose(out);
     }
+}
+
+/* The emulator's load rule (kit_loads_decide), for a stage that has one (stage 15's
+ * max_sectors_per_request): decided here on the counts the runner sent after a correct run,
+ * and written as the stage's emulated-speed part. Nothing for another stage, or for a stage
+ * that failed (the runner counts only a correct one); a skip where this emulator build does not
+ * count (KIT_EMU_COUNTERS=OFF). */
+static void write_loads_verdict(const runner_reply *r)
+{
+    if (!args.results)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stage%d.%s", args.results, args.stage, kit_part_name(KIT_PART_EMULATED_SPEED));
+    remove(path); /* a run's verdict only */
+    if (config.max_sectors_per_request[args.stage] <= 0 || r->problem[0] || r->error[0] || r->log.count == 0)
+        return;
+    for (int i = 0; i < r->log.count; i++)
+        if (r->log.cases[i].status != KIT_OK)
+            return;
+    kit_result result;
+    memset(&result, 0, sizeof result);
+    snprintf(result.gpu, sizeof result.gpu, "the kit's CPU emulator");
+    if (!r->has_loads) {
+        result.outcome = KIT_OUTCOME_SKIP;
+        snprintf(result.message, sizeof result.message, "stage %d's global loads were not counted: this build of the "
+                 "CPU emulator does not count (KIT_EMU_COUNTERS=OFF, or a compiler other than GCC)", args.stage);
+    } else {
+        result.outcome = kit_loads_decide(&config, args.stage, r->loads_n, r->loads_threads, &r->loads,
+                                          &r->reference_loads, result.message, sizeof result.message);
+        if (result.outcome == KIT_OUTCOME_MISSING) {
+            result.outcome = KIT_OUTCOME_SKIP;
+            snprintf(result.message, sizeof result.message, "stage %d's first pass made no global load the CPU "
+                     "emulator could count", args.stage);
+        }
+    }
+    kit_result_write(args.results, args.stage, KIT_PART_EMULATED_SPEED, &result);
+    printf("emulated-speed %s: %s\n", result.outcome == KIT_OUTCOME_PASS   ? "pass"
+                                      : result.outcome == KIT_OUTCOME_FAIL ? "FAIL"
+                                                                           : "skipped",
+           result.message);
 }
 
 /* ---------------------------------------------------------------- the Check tests */
@@ -486,6 +537,7 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     runner_reply r;
     ask_runner(args.runner, request, 600, &r);
     write_advice(&r);
+    write_loads_verdict(&r);
     assert_runner_cases_passed(&r, "emulated");
 }
 END_TEST

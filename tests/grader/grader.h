@@ -51,9 +51,11 @@ typedef enum kit_part {
     KIT_PART_INITCHECK,
     KIT_PART_EMULATED,       /**< correctness on the CPU emulator (no GPU), sizes up to 2^20 + 7 */
     KIT_PART_EMULATED_RACES, /**< the emulator's race check: ThreadSanitizer and thread orders */
+    KIT_PART_EMULATED_SPEED, /**< what the emulator counts of speed without a clock: a stage with a
+                                  max_sectors_per_request rule (stage 15), its global loads' sectors */
 } kit_part;
 
-#define KIT_PART_COUNT 8
+#define KIT_PART_COUNT 9
 #define KIT_SANITIZER_PARTS 4 /**< racecheck .. initcheck: the compute-sanitizer tools */
 /** Whether \p p is one of the compute-sanitizer parts. */
 #define KIT_PART_IS_SANITIZER(p) ((p) >= KIT_PART_RACECHECK && (p) < KIT_PART_RACECHECK + KIT_SANITIZER_PARTS)
@@ -97,6 +99,8 @@ typedef struct kit_grade_config {
     size_t latency_n[KIT_STAGE_COUNT + 1];          /**< a second speed case at this small n, where launch
                                                          latency decides (stage 8: 2^18); 0 = none */
     double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
+    double max_sectors_per_request[KIT_STAGE_COUNT + 1]; /**< the emulator's load rule (kit_loads_decide()):
+                                                         at most this times the reference's; 0 = none */
 } kit_grade_config;
 
 /** The defaults: 0.8 of the reference, 10 points a stage (6 correctness, 2 speed, 2 sanitizer). */
@@ -227,6 +231,32 @@ void kit_result_read(const char *dir, int stage, kit_part part, kit_result *resu
 /** Removes DIR/stageK.* for one stage (0 = all stages). */
 void kit_result_clear(const char *dir, int stage);
 
+/* ---------------------------------------------------------------- the emulator's load rule */
+
+/** What the CPU emulator counted of the global loads of one first pass (kit_emu_counts, counters.h). */
+typedef struct kit_load_counts {
+    unsigned long long requests; /**< warp-level global loads */
+    unsigned long long sectors;  /**< the distinct 32-byte sectors each touched, summed (as Nsight Compute's
+                                      l1tex__t_sectors_pipe_lsu_mem_global_op_ld) */
+    unsigned long long needed;   /**< the fewest sectors each one's distinct bytes fill, summed */
+} kit_load_counts;
+
+/**
+ * The load rule of a stage whose lesson is coalescing (stageK.max_sectors_per_request > 0:
+ * stage 15), decided on what the CPU emulator counted in the first pass of the student's stage
+ * and of reference stage K, at the same \p n and \p threads. A GPU's L1 can hide strided loads
+ * from the clock (on an H100, stage 13's 9 ints per thread run as fast as stage 15), so this
+ * part counts instead: each load request's sectors against the fewest its bytes fill (1 for any
+ * coalesced load, whatever its width; 8 for ints 36 bytes apart), and the student's may be at
+ * most max_sectors_per_request times the reference's. Sectors per request as such would punish
+ * wider loads (32 consecutive int4s take 16 sectors, ints 4). \p message says what was counted,
+ * and on a failure what to change. Returns KIT_OUTCOME_MISSING (and an empty message) for a
+ * stage without the rule, or counts without a load.
+ */
+kit_outcome kit_loads_decide(const kit_grade_config *config, int stage, size_t n, unsigned threads,
+                             const kit_load_counts *mine, const kit_load_counts *reference, char *message,
+                             size_t size);
+
 /* ---------------------------------------------------------------- report */
 
 /** A stage's grade, computed from its result files and the config. */
@@ -249,7 +279,9 @@ typedef struct kit_stage_grade {
  * Without a GPU the emulated parts stand in: the CPU emulator's correctness result earns the
  * correctness points and its race check the sanitizer points; speed is not measured and
  * earns none. A GPU result, when there is one (pass, or fail, as KIT_REQUIRE_GPU=1 makes a
- * missing GPU), always decides instead.
+ * missing GPU), always decides instead. The emulator's load rule (KIT_PART_EMULATED_SPEED,
+ * kit_loads_decide()) never earns points: where it ran and failed, the GPU's speed part earns
+ * none either.
  */
 void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *grade);
 

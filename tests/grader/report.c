@@ -67,7 +67,8 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     g->emulated_correctness = !gpu_correctness && emulated_correctness;
     int correct = (gpu_correctness || emulated_correctness) && (!gpu_correctness || PASSED(KIT_PART_CORRECTNESS)) &&
                   (!emulated_correctness || PASSED(KIT_PART_EMULATED));
-    int fast = PASSED(KIT_PART_SPEEDUP);
+    /* The emulator's load rule (stage 15) earns nothing itself: where it failed, no speed points. */
+    int fast = PASSED(KIT_PART_SPEEDUP) && (!RAN(KIT_PART_EMULATED_SPEED) || PASSED(KIT_PART_EMULATED_SPEED));
     int sanitizer_ran = 0, sanitizer_clean = 1;
     for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++) {
         sanitizer_ran |= RAN(p);
@@ -154,9 +155,15 @@ static void correctness_cell(char *out, size_t size, const kit_stage_grade *g)
                  g->emulated_correctness ? " (emulated)" : "");
 }
 
-static void speedup_cell(char *out, size_t size, const kit_result *r, int emulated)
+/* "pass 2.07x / 1.66x", "not measured (no GPU)", "FAIL (emulator: loads)": the GPU's clock passed it,
+ * or there was none, and the emulator's load rule failed it */
+static void speedup_cell(char *out, size_t size, const kit_stage_grade *g)
 {
-    if (emulated && r->outcome != KIT_OUTCOME_PASS && r->outcome != KIT_OUTCOME_FAIL)
+    const kit_result *r = &g->parts[KIT_PART_SPEEDUP];
+    const int emulated = g->emulated_correctness;
+    if (g->parts[KIT_PART_EMULATED_SPEED].outcome == KIT_OUTCOME_FAIL && r->outcome != KIT_OUTCOME_FAIL)
+        snprintf(out, size, "FAIL (emulator: loads)");
+    else if (emulated && r->outcome != KIT_OUTCOME_PASS && r->outcome != KIT_OUTCOME_FAIL)
         snprintf(out, size, "not measured (no GPU)");
     else if (r->required > 0 && r->achieved > 0)
         snprintf(out, size, "%s %.2fx / %.2fx", outcome_word(r->outcome), r->achieved, r->required);
@@ -184,7 +191,7 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
         const kit_stage_grade *g = &grades[i];
         char correct[40], speed[64], sanitizer[96];
         correctness_cell(correct, sizeof correct, g);
-        speedup_cell(speed, sizeof speed, &g->parts[KIT_PART_SPEEDUP], g->emulated_correctness);
+        speedup_cell(speed, sizeof speed, g);
         sanitizer_cell(sanitizer, sizeof sanitizer, g);
         fprintf(out, "%-6d %-16s %-28s %-26s %g / %g\n", g->stage, correct, speed, sanitizer, g->score, g->max_score);
         score += g->score;
@@ -309,16 +316,24 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
             snprintf(text, sizeof text, "%s: %s", cell, c->message);
         json_test(out, &first, name, g->part_score[0], g->part_max[0], c->outcome == KIT_OUTCOME_PASS, text);
         snprintf(name, sizeof name, "stage %d: speedup", g->stage);
-        speedup_cell(text, sizeof text, s, g->emulated_correctness);
+        speedup_cell(text, sizeof text, g);
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "%s%s", s->message[0] ? ": " : "", s->message);
+        const kit_result *loads = &g->parts[KIT_PART_EMULATED_SPEED];
+        if (loads->outcome == KIT_OUTCOME_FAIL && loads->message[0]) { /* what cost the points */
+            used = strlen(text);
+            snprintf(text + used, sizeof text - used, "\n%s: %s", kit_part_name(KIT_PART_EMULATED_SPEED),
+                     loads->message);
+        }
         if (g->advice[0]) { /* no points, but the student learns it before reaching a GPU */
             used = strlen(text);
             snprintf(text + used, sizeof text - used, "\nAdvice from the CPU emulator: %s", g->advice);
         }
         /* Speed and sanitizer points come only on top of a correct stage: the status follows the points. */
         json_test(out, &first, name, g->part_score[1], g->part_max[1],
-                  s->outcome == KIT_OUTCOME_PASS && g->part_score[1] >= g->part_max[1], text);
+                  s->outcome == KIT_OUTCOME_PASS && loads->outcome != KIT_OUTCOME_FAIL &&
+                      g->part_score[1] >= g->part_max[1],
+                  text);
         snprintf(name, sizeof name, g->emulated_races ? "stage %d: races (CPU emulator: ThreadSanitizer, thread orders)"
                                                       : "stage %d: races and memory errors (compute-sanitizer)",
                  g->stage);

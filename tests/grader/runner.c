@@ -14,6 +14,10 @@
  *     speedup n=N seed=S threads=T student=MS reference=MS baseline=MS spread=X samples=K attempts=A
  *             copy=MS floor=MS
  *     skip TEXT                       (a case that cannot run here, e.g. too little memory)
+ *     advice TEXT                     (why a correct stage may be slow: the grid, what the emulator counted)
+ *     loads n=N threads=T requests=R sectors=S needed=D reference_requests=R reference_sectors=S
+ *           reference_needed=D        (the CPU emulator's count of the first pass's global loads,
+ *                                      the stage's and reference stage K's: kit_loads_decide())
  *     error status=STATUS message=TEXT
  *     done
  *
@@ -263,7 +267,10 @@ static void add_counted_advice(char *advice, size_t size, const kit_emu_counts *
  * it counted (add_counted_advice; it knows what the emulated GPU holds at once). On a GPU this
  * runs after the speed case, at its n (the grader adds it to a failed speed rule's message;
  * there the reference's grid is one wave); on the emulator, after the correctness cases at
- * n = 2^20 + 7 (the emulated device reports an H100's 132 SMs), as advice without points.
+ * the largest n it graded, 2^20 + 7 ints' worth (2^20 + 7 ints or floats, 116,509 matrices; the
+ * emulated device reports an H100's 132 SMs), as advice without points, and the counts of both
+ * first passes' global loads (a "loads" line: kit_grade decides the load rule of a stage that
+ * has one, stage 15's, on them).
  */
 static void say_advice(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads,
                        const kit_gpu *gpu)
@@ -294,8 +301,14 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
                                                   "thread loop over many elements (a grid-stride loop)"
                                                 : "give each thread more inputs (more than one add while loading)");
         }
-        if (counted)
+        if (counted) {
             add_counted_advice(advice, sizeof advice, &mine_counted, &theirs_counted);
+            say("loads n=%zu threads=%u requests=%llu sectors=%llu needed=%llu reference_requests=%llu "
+                "reference_sectors=%llu reference_needed=%llu", n, threads, mine_counted.global_load_requests,
+                mine_counted.global_load_sectors, mine_counted.global_load_sectors_needed,
+                theirs_counted.global_load_requests, theirs_counted.global_load_sectors,
+                theirs_counted.global_load_sectors_needed);
+        }
     }
     kit_workspace_free(&ws);
     if (advice[0])

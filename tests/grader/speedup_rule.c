@@ -12,7 +12,12 @@
  * stage 1 for the int sums, stage 13 for the coalesced 3x3 matrices. A row that is its own
  * baseline (stage 1, and stages 9 to 14) has a reference speedup of 1, so the rule reads: the
  * student's stage at no less than speedup.fraction of the reference's speed.
+ *
+ * The emulator's load rule (kit_loads_decide) is here too: for the stage whose lesson is
+ * coalescing, what the clock cannot show on a GPU whose L1 absorbs strided loads.
  */
+#include <stdio.h>
+
 #include "grader.h"
 
 double kit_median_spread(double *values, int count, double *spread)
@@ -52,4 +57,63 @@ kit_verdict kit_speedup_decide(const kit_grade_config *config, int stage, kit_sp
         s->verdict = s->within_noise ? KIT_VERDICT_PASS : KIT_VERDICT_FAIL;
     }
     return s->verdict;
+}
+
+/* 1234567 as "1,234,567" */
+static const char *grouped(size_t value)
+{
+    static char text[32];
+    char plain[32];
+    int len = snprintf(plain, sizeof plain, "%zu", value), out = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            text[out++] = ',';
+        text[out++] = plain[i];
+    }
+    text[out] = '\0';
+    return text;
+}
+
+/* a / b, 0 when b is 0 */
+static double ratio(unsigned long long a, unsigned long long b) { return b ? (double)a / (double)b : 0.0; }
+
+kit_outcome kit_loads_decide(const kit_grade_config *config, int stage, size_t n, unsigned threads,
+                             const kit_load_counts *mine, const kit_load_counts *reference, char *message,
+                             size_t size)
+{
+    message[0] = '\0';
+    const double most = stage >= 1 && stage <= KIT_STAGE_COUNT ? config->max_sectors_per_request[stage] : 0;
+    if (most <= 0 || mine->requests == 0 || mine->needed == 0 || reference->needed == 0)
+        return KIT_OUTCOME_MISSING;
+    const double my_per_request = ratio(mine->sectors, mine->requests),
+                 their_per_request = ratio(reference->sectors, reference->requests);
+    const double my_excess = ratio(mine->sectors, mine->needed),
+                 their_excess = ratio(reference->sectors, reference->needed);
+    const int pass = my_excess <= most * their_excess;
+    char counted[400];
+    snprintf(counted, sizeof counted, "counted by the CPU emulator in the first pass at n = %s, %u threads, as Nsight "
+             "Compute counts l1tex__t_sectors_pipe_lsu_mem_global_op_ld per request; allowed: %g x the reference's "
+             "sectors for the bytes read (stage%d.max_sectors_per_request, tests/grading.conf)", grouped(n), threads,
+             most, stage);
+    if (pass) {
+        snprintf(message, size, "stage %d's first pass asks L1 for %.1f sectors per warp load, %.2f times the sectors "
+                 "its bytes fill (the reference: %.1f, %.2f times); %s", stage, my_per_request, my_excess,
+                 their_per_request, their_excess, counted);
+        return KIT_OUTCOME_PASS;
+    }
+    /* an array of kit_mat3 and nearly a sector a lane: each thread reads its own 36-byte matrix */
+    const int matrices = kit_grade_problem(stage).type == KIT_MAT3;
+    const char *why = matrices && my_per_request >= 24
+                          ? "its lanes read 36 bytes apart (each thread its own kit_mat3), each int in a sector of "
+                            "its own; load the warp's 288 consecutive ints with consecutive lanes, then exchange them "
+                            "through shared memory"
+                      : matrices ? "its lanes read ints spread over more sectors than they fill; load the warp's 288 "
+                                   "consecutive ints with consecutive lanes, then exchange them through shared memory"
+                                 : "its lanes read words spread over more sectors than they fill; let consecutive "
+                                   "lanes read consecutive words";
+    snprintf(message, size, "stage %d's first pass asks L1 for %.1f sectors per warp load where the reference asks "
+             "for %.1f (%.2f times the sectors its bytes fill, the reference's %.2f times): %s. No speed points: a GPU "
+             "whose L1 keeps the lines between the loads (an H100) may time it as fast; %s",
+             stage, my_per_request, their_per_request, my_excess, their_excess, why, counted);
+    return KIT_OUTCOME_FAIL;
 }

@@ -1,20 +1,21 @@
 /*
- * Known-wrong kernel, slot 15: stage 13's strided reads handed in as stage 15, through L2 only.
+ * Known-wrong kernel, slot 15: stage 13's strided reads handed in as stage 15.
  *
- * Stage 13's kernel, with one change: its loads go through __ldcg() ("cache in L2 only", the
- * hint for data read once). Right at every n, but each thread reads whole matrices, so a warp's
- * load instruction touches 32 ints 36 bytes apart: 32 sectors for 128 useful bytes, 288 sector
- * requests per 32 matrices where stage 15's coalesced int4 loads make 36, and without the L1
- * every one of them is fetched from L2. On an H100 (2026-11-23; 2^25 matrices, 256 threads) it
- * takes 1.33 ms where the reference stage 15 takes 0.41 ms and the reference stage 13 0.42 ms.
+ * Stage 13's kernel unchanged but for its name: each thread reads whole matrices (const kit_mat3
+ * a = in[i]), so a warp's load instruction touches 32 ints 36 bytes apart, each in a sector of
+ * its own: 32 sectors for 128 useful bytes, 288 sector requests per 32 matrices where stage
+ * 15's coalesced int4 loads make 36. Right at every n: only the reading is wrong, and it is the
+ * whole lesson of stage 15.
  *
- * Why not stage 13 unchanged: on the H100 its loads go through the L1, which keeps each line
- * for the 9 loads that share it, and it is within 3% of stage 15 (0.42 ms against 0.41 ms),
- * so no speed rule can tell the two apart there. With the loads through L2 the layout's cost
- * is all there. Stage 15's speed rule measures against reference stage 13 (its baseline in
- * common/stages.def): a stage 15 must reach 0.8 x the speedup the reference stage 15 reaches
- * over it (about 0.8 x 1.02); this one reaches about 0.32x. The grader must reject it in the
- * speed part (on a GPU only: the CPU emulator has no clock) with its "required" speedup.
+ * The clock cannot always tell. On an H100 (2026-11-23; 256 threads) the L1 keeps each line
+ * for the 9 loads that share it, and this runs at stage 15's speed (2455 against 2520 GB/s at
+ * 256 MiB), so the speed rule (0.8 x the speedup reference stage 15 reaches over reference
+ * stage 13) passes it there. The grader rejects it for what it does instead: its emulated-speed
+ * part (tests/grading.conf, stage15.max_sectors_per_request) counts on the CPU emulator the
+ * sectors each warp-level load asks L1 for, as Nsight Compute does: 32.0 per request, 8 times
+ * the sectors its bytes fill, where the reference's loads fetch just the sectors their bytes
+ * fill (12.0 per request, its int4s and ints). It fails with "sectors per warp load", and the
+ * stage earns no speed points, on a GPU too.
  */
 #include <climits>
 #include <cuda_runtime.h>
@@ -69,10 +70,7 @@ static __global__ void matrices_strided_aos_for_stage_15(const kit_mat3 *in, kit
 
     const unsigned int stride = blockDim.x * gridDim.x;
     for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        kit_mat3 a;
-#pragma unroll
-        for (int c = 0; c < 9; c++)
-            a.m[c] = __ldcg(&in[i].m[c]); /* L2 only; the next lane's are 36 bytes further on */
+        const kit_mat3 a = in[i]; /* 9 loads; the next lane's are 36 bytes further on */
 #pragma unroll
         for (int c = 0; c < 9; c++)
             m.m[c] = min(m.m[c], a.m[c]);
