@@ -47,7 +47,7 @@ code=$?
 cat "$dir/report" "$dir/err"
 [ $code -eq 1 ] || fail "grade_report must exit 1 when stages could not be graded, not $code"
 stages=$(grep -c '^KIT_STAGE(' "$(dirname "$0")/../common/stages.def")
-[ "$(grep -c "^- stage [0-9] correctness: not graded: no GPU found.*$package" "$dir/report")" -eq "$stages" ] ||
+[ "$(grep -c "^- stage [0-9][0-9]* correctness: not graded: no GPU found.*$package" "$dir/report")" -eq "$stages" ] ||
     fail "every stage's line under What to fix must say it was not graded and name the package"
 grep -q "^1 .*not graded .*0 / 10" "$dir/report" || fail "stage 1's row must say not graded, 0 points"
 grep -q "$stages stage(s) were not graded: no GPU found" "$dir/report" || fail "the summary must say all $stages stages were not graded"

@@ -48,9 +48,9 @@
  * another order. The larger grid only exists where one wave would give a thread more than 256
  * values: above 256 x 2,048 x 132 = 69 million floats on an H100 (2,048 threads per SM, 132
  * SMs), whatever the block size. Measured on an H100 (2026-11-23; 2^26 floats, 256 threads,
- * median of 25 timed runs of all passes): 0.097 ms, 2.77 TB/s, where stage 7 sums 2^26 ints in
- * 0.096 ms. Its error there: 8.7e-8 of the sum for 2^24 random floats in [0, 1) (one float
- * atomicAdd per element: 7.1e-6), and 1 + 2 + ... + 10000 comes out as 50005000 exactly.
+ * median of 30 runs; docs/results/ladder-H100-2026-11-23.json): 2.60 TB/s, the speed of
+ * stage 7 on ints. Its error (docs/results/accuracy-H100-2026-11-23.json): 2.6e-8 of the sum
+ * for 2^24 random floats in [0, 1), and 1 + 2 + ... + 10000 comes out as 50005000 exactly.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
  * Run:  ./build/reduce_ladder --stage 9 [--impl labs]        Grade:  make check-stage9

@@ -30,12 +30,11 @@
  * them shared with other lanes), as stages 13 and 14 do. Shared memory: 1,152 bytes per warp,
  * given at launch (36 bytes per thread: 36,864 bytes for 1024 threads).
  *
- * Measured on an H100 (2026-11-23; 256 threads; median of 25 timed runs of all passes): at
- * 2^25 matrices (1.2 GB) 0.41 ms, 2.95 TB/s, against 0.42 ms for stage 13; at 2^26 / 9
- * matrices 0.101 ms against 0.104 ms. On that GPU the L1 cache already absorbs most of stage
+ * Measured on an H100 (2026-11-23; 2^26 / 9 matrices, 256 threads, median of 30 runs;
+ * docs/results/ladder-H100-2026-11-23.json): 2.44 TB/s, a few per cent above stage 13. On that GPU the L1 cache already absorbs most of stage
  * 13's cost (its page), so the gain in time is small; what this stage removes is the
  * dependence on it: with every load made through __ldcg() (cached in L2 only) this stage
- * still takes 0.41 ms, stage 13 1.33 ms.
+ * still took about a third of stage 13's time in a test on the same GPU (not a committed run).
  *
  * Graded by its loads as well as its time: as the clock of such a GPU cannot tell stage 13's
  * reading from this one, the grader counts on the CPU emulator what each warp-level load asks

@@ -17,14 +17,14 @@
  * (1,152 bytes) fill 36 sectors.
  *
  * What that costs depends on the L1 cache. The 9 instructions of an iteration touch the same
- * 9 lines of 128 bytes, one after the other. Measured on an H100 (2026-11-23; 2^25 matrices,
- * 1.2 GB; 256 threads; median of 25 timed runs of all passes): 0.42 ms, 2.87 TB/s, as fast as
- * stage 14 (0.42 ms) and stage 15 (0.41 ms). The L1 keeps each line from the first of its 9
+ * 9 lines of 128 bytes, one after the other. Measured on an H100 (2026-11-23; 2^26 / 9
+ * matrices, 256 MiB; 256 threads; median of 30 runs; docs/results/ladder-H100-2026-11-23.json):
+ * 2.39 TB/s, within a few per cent of stages 14 and 15. The L1 keeps each line from the first of its 9
  * loads to the last, so DRAM and L2 deliver each byte once, and the L1 serves 8 times the
  * sector requests fast enough to keep up with the HBM. Take the L1 away and the cost appears:
  * the same loads made through __ldcg() (cached in L2 only) fetch all 288 sectors from L2,
- * 8 times the traffic, and take 1.33 ms (0.91 TB/s), where stage 15's loads through __ldcg()
- * still take 0.41 ms. So this layout is slow wherever the L1 does not hold the lines between
+ * 8 times the traffic, and took about three times as long as stage 15's loads through
+ * __ldcg() in a test on the same H100 (not a committed run). So this layout is slow wherever the L1 does not hold the lines between
  * the loads that share them: loads that bypass it, GPUs that do not cache global loads in L1,
  * threads that touch more lines than it holds, or reading only some components (then most of
  * every sector fetched is wasted, in DRAM too).
