@@ -26,7 +26,10 @@ add_dependencies(gradescope student-release)
 # (edition.cmake's KIT_RELEASED_STAGES, and labs/): a correct stage costs 10 s (stage 7) to 2
 # minutes (stage 1) of emulated grading on CI's 2 cores, a broken one a few seconds, so the
 # cheap late stages are kept (every edition holds reference stage 1, which each stage's speed
-# is measured against, whether stage 1 is handed out or not).
+# is measured against, whether stage 1 is handed out or not). They test the autograders' flow,
+# which is the same for every stage: the stages of other problems (9 to 15) get their full marks
+# in student_edition_with_the_reference_solutions_in_its_labs_gets_full_marks, and the workflow's
+# step for each of them is checked against stages.def by the classroom test's wiring check.
 #   KIT_AUTOGRADER_TEST_STAGES   the stages the Gradescope test keeps (4 at least, 5 with the hang)
 #   KIT_AUTOGRADER_TEST_HANG     the Gradescope test also grades a kernel that never ends (up to
 #                                4 more minutes: the emulator's ThreadSanitizer build does not
