@@ -183,7 +183,17 @@ class TheMatricesTable(unittest.TestCase):
     def runs(self):
         return docs_assets.newest_runs(docs_assets.load_results(self.tree.root))
 
+    def without_matrix_rows(self):
+        """The tree's copies of the committed ladder runs, their stage 13-15 rows (and CUB's, copy's) taken out."""
+        numbers = set(str(s["number"]) for s in self.mats)
+        for path in glob.glob(os.path.join(self.tree.results, "ladder-*.json")):
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            data["rows"] = [r for r in data["rows"] if str(r["stage"]).split("-")[-1] not in numbers]
+            self.tree.write(os.path.basename(path), data)
+
     def test_not_measured_yet_without_rows(self):
+        self.without_matrix_rows()
         text = docs_assets.matrices_html(self.stages, self.runs(), self.mats[0]["number"],
                                          set(s["number"] for s in self.stages))
         self.assertIn("Not measured yet", text)
