@@ -1,0 +1,668 @@
+#!/usr/bin/env python3
+"""The class report: what a whole class's grading found, for the instructor, as one HTML page and
+one CSV table. tests/grade_class.py calls write_report() when the class is done; run it by hand to
+report again from the records a class left behind:
+
+  tests/class_report.py BUILD_ROOT/results OUT.html OUT.csv [--title TITLE] [--failed-to-run FILE]
+
+It reads every *.json record in the folder (one per student, written by tests/grade_class.py; a file
+that cannot be read or is not a record is skipped with a warning) and writes OUT.html and OUT.csv,
+each atomically (a temporary file in the same folder, then os.replace). --failed-to-run names a JSON
+list of {"student", "task", "state", "reason"}: Slurm tasks that never wrote a record. Exit status
+0 when both files are written, 1 when they cannot be written, 2 for bad arguments.
+
+The page (self-contained: inline CSS, no script, no external file) has the counts, each stage's
+points histogram with its mean and median, the most common failure messages of each stage, the
+speedups within the measurement's noise of the requirement, the submissions that were not graded,
+the Slurm tasks that failed to run, and a row per student. Student names, messages and notes come
+from submissions and are escaped wherever they are shown.
+
+The CSV is one long table: every row has every column, and `section` says which of them it fills
+(the others are empty). Columns, in order:
+  section      summary | points | stage-summary | failure | near-threshold | not-graded | failed-to-run
+  stage        the stage number (points, stage-summary, failure, near-threshold)
+  part         failure: the graded part the message is from: correctness, speedup, races (the CPU
+               emulator's race check) or sanitizer (compute-sanitizer)
+  outcome      summary: students (with a record or a failed task), graded, build failed, timed out,
+               no grade report, failed to run (students whose task failed and who have no record);
+               not-graded: the record's outcome
+  points       points: a points value of the stage
+  max_points   points, stage-summary: the stage's maximum
+  mean, median stage-summary: over the graded students
+  students     summary, points, stage-summary, failure: how many students
+  message      failure: the message, normalized (see normalize_message) so that one failure of
+               several students is one row
+  examples     failure: up to EXAMPLES_SHOWN (5) of those students, sorted, separated by ";"
+  student      near-threshold, not-graded, failed-to-run
+  achieved, required, spread   near-threshold: the speedup measured, the speedup required, the
+               measurement's relative spread (IQR / median), as the grader wrote them
+  verdict      near-threshold: pass, "pass within noise" (below the requirement, passed on the
+               grader's benefit of the doubt) or fail
+  notes        not-graded: the record's notes
+  task, state, reason   failed-to-run: the Slurm task, its final state and why it failed
+Cells that hold text from a submission and begin with = + - @ get a leading ' so that a spreadsheet
+shows them as text instead of running them as formulas.
+"""
+import argparse
+import csv
+import glob
+import html
+import io
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+# The grader's speed rule, tests/grader/speedup_rule.c (kit_speedup_decide): a shortfall below
+# max(spread, KIT_MIN_MARGIN) of the requirement is not a clear miss, and on the last attempt a stage
+# within min(spread, KIT_NOISE_ALLOWANCE) of it passes on the benefit of the doubt.
+KIT_MIN_MARGIN = 0.02
+KIT_NOISE_ALLOWANCE = 0.10
+
+OUTCOMES = ("graded", "build failed", "timed out", "no grade report")
+EXAMPLES_SHOWN = 5
+FAILURES_SHOWN_PER_STAGE = 8
+MESSAGE_SHOWN_CHARS = 320
+
+CSV_COLUMNS = ("section", "stage", "part", "outcome", "points", "max_points", "mean", "median", "students",
+               "message", "examples", "student", "achieved", "required", "spread", "verdict", "notes",
+               "task", "state", "reason")
+
+
+# --------------------------------------------------------------------------------- small helpers
+def student_sort_key(name):
+    return (str(name).casefold(), str(name))
+
+
+def number_text(value):
+    """10.0 as "10", 4.5 as "4.5": points read as the grader's report writes them (%g)."""
+    if value is None:
+        return ""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else "%g" % value
+
+
+def points_of(record, stage):
+    value = (record.get("points") or {}).get(str(stage))
+    return None if value is None else float(value)
+
+
+def is_graded(record):
+    return record.get("outcome") == "graded"
+
+
+def stages_of(records):
+    stages = set()
+    for record in records:
+        for k in record.get("stages") or []:
+            stages.add(int(k))
+        for k in (record.get("points") or {}):
+            stages.add(int(k))
+    return sorted(stages)
+
+
+# ------------------------------------------------------------------------------- failure messages
+# What makes one student's message differ from another's for the same failure: the path of the
+# submission's copy of a stage file, the counts and sizes of the runs that failed, timings, seeds,
+# line numbers, hex values. "stage K", "pass 1" and "2^20 + 7" say which failure it is and stay, and
+# so does a system header (<cub/device/device_reduce.cuh>): the same in every submission that has it.
+_PATH = re.compile(r"(?<![\w/.~<-])[\w.+~-]*(?:/[\w.+~-]+){2,}")
+_HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
+# A number stands alone or is a speedup ("1.62x"); digits in a name (int4, sm_90, 01_naive) are not one.
+_KEPT_OR_NUMBER = re.compile(r"(?P<kept>\bstage \d+|\bpass \d+\b|\b\d+\^\d+(?: [+-] \d+)?)"
+                             r"|(?<!\w)(?<!\w\.)(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?=x\b|[^\w]|$)")
+
+
+def _last_two_components(match):
+    return ".../" + "/".join(match.group(0).split("/")[-2:])
+
+
+def normalize_message(message, student=None):
+    """One line that is the same for the same failure of different students: a path becomes its last
+    two components (the stage's folder and file: the same whoever submitted it), a hex value 0x...,
+    a number N except in "stage K", "pass K" and powers such as 2^20 + 7, the student's own name
+    <student>; lines are joined with " | " and runs of spaces become one."""
+    text = " | ".join(line.strip() for line in str(message).splitlines() if line.strip())
+    text = _PATH.sub(_last_two_components, text)
+    text = _KEPT_OR_NUMBER.sub(lambda m: m.group("kept") or "N", text)
+    text = _HEX.sub("0x...", text)  # after the numbers, whose rule would read 0x... as N followed by x
+    if student and len(student) >= 3:  # shorter names are words of the messages too
+        text = re.sub(r"(?<![\w])" + re.escape(student) + r"(?![\w])", "<student>", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# The cell a results.json output starts with (tests/grader/report.c: correctness_cell,
+# speedup_cell, sanitizer_cell): "FAIL", "FAIL (emulated)", "FAIL 1.23x / 1.50x",
+# "FAIL (emulator: loads)", "pass (emulated)", "not measured (no GPU)", "not graded", "not run".
+_CELL = re.compile(r"^(?P<word>FAIL|pass|not measured|not graded|not run|skipped|clean|no race|\d+ of 4 tools ran)"
+                   r"(?: \((?:[^()]|\([^()]*\))*\))?(?: [\d.]+x / [\d.]+x)?(?::\s*|$)")
+
+
+def part_of_test(name):
+    """("stage 7: races (CPU emulator: ...)") -> (7, "races"); (None, None) for another name."""
+    m = re.match(r"^stage (\d+): (\w+)(.*)$", name or "")
+    if not m:
+        return None, None
+    part = m.group(2)
+    if part == "races" and "compute-sanitizer" in m.group(3):
+        part = "sanitizer"
+    return int(m.group(1)), part
+
+
+def split_output(part, output):
+    """A results.json output as (the cell's first word, the message that explains it)."""
+    lines = [line for line in str(output or "").splitlines() if line.strip()]
+    # Advice earns and costs nothing: it is not why the part failed.
+    lines = [line for line in lines if not line.startswith("Advice from the CPU emulator")]
+    if not lines:
+        return "", ""
+    m = _CELL.match(lines[0])
+    if not m:  # e.g. the autograder's own "could not grade" text: all of it is the message
+        return "", " ".join(lines)
+    word = m.group("word")
+    if part in ("races", "sanitizer") and len(lines) > 1:
+        # The first line is a summary ("FAIL: race (emulated)"); the tools' messages follow it.
+        return word, "\n".join(lines[1:])
+    if "(emulator: loads)" in lines[0]:
+        # The speed part failed on the emulator's load rule: its line says why, the first one does not.
+        loads = [line for line in lines[1:] if line.startswith("emulated-speed:")]
+        if loads:
+            return word, loads[0]
+    if word == "not graded":
+        return word, lines[0]
+    rest = "\n".join([lines[0][m.end():]] + lines[1:]).strip()
+    return word, rest or lines[0].strip().rstrip(":")
+
+
+def counted_failures(record):
+    """[(stage, part, message)] of one record: the parts that lost points for a reason of their own.
+    Not counted: a speed or race part that passed, or did not run, and lost its points only because
+    the stage was not correct (tests/grader/report.c gives them only on top of correctness), and
+    speed not measured because there was no GPU (the class was graded on the CPU emulator)."""
+    tests = record.get("tests") or []
+    incorrect = set()
+    for test in tests:
+        stage, part = part_of_test(test.get("name"))
+        if part == "correctness" and test.get("status") == "failed":
+            incorrect.add(stage)
+    failures = []
+    for test in tests:
+        stage, part = part_of_test(test.get("name"))
+        if stage is None or test.get("status") != "failed":
+            continue
+        word, message = split_output(part, test.get("output"))
+        if word in ("pass", "clean", "no race", "not measured") or word.endswith("tools ran"):
+            continue
+        if part != "correctness" and stage in incorrect and (word != "FAIL" or message.startswith("not timed")):
+            continue  # "not timed, because the stage is not correct": its correctness failure says why
+        failures.append((stage, part, message))
+    return failures
+
+
+def failure_groups(records):
+    """[{stage, part, message, students}] of the graded records: one per normalized message,
+    each student once; most students first, then by stage, part and message."""
+    groups = {}
+    for record in records:
+        if not is_graded(record):
+            continue
+        student = str(record.get("student", ""))
+        for stage, part, message in counted_failures(record):
+            key = (stage, part, normalize_message(message, student))
+            groups.setdefault(key, set()).add(student)
+    rows = [{"stage": stage, "part": part, "message": message, "students": sorted(names, key=student_sort_key)}
+            for (stage, part, message), names in groups.items()]
+    rows.sort(key=lambda g: (g["stage"], -len(g["students"]), g["part"], g["message"]))
+    return rows
+
+
+# ------------------------------------------------------------------------------- near the threshold
+def near_threshold(achieved, required, spread):
+    """Whether a measured speedup is within the measurement's noise of the requirement. Mirrors
+    tests/grader/speedup_rule.c, kit_speedup_decide:
+        double margin = s->spread > KIT_MIN_MARGIN ? s->spread : KIT_MIN_MARGIN;
+        else if (quiet && s->achieved < s->required * (1.0 - margin))  -> a clear miss
+    so below the requirement, a speedup is within the noise down to required x (1 - margin); the
+    same margin above it marks the passes that the same noise could have put below."""
+    if achieved is None or required is None or required <= 0:
+        return False
+    margin = max(spread or 0.0, KIT_MIN_MARGIN)
+    return required * (1.0 - margin) <= achieved < required * (1.0 + margin)
+
+
+def speed_verdict(speed):
+    """pass, "pass within noise" (below the requirement: the benefit of the doubt that
+    kit_speedup_decide gives on the last attempt, within min(spread, KIT_NOISE_ALLOWANCE)) or fail."""
+    status = speed.get("status")
+    if status == "pass":
+        return "pass within noise" if speed["achieved"] < speed["required"] else "pass"
+    return "fail" if status == "fail" else str(status or "not measured")
+
+
+def near_threshold_rows(records):
+    rows = []
+    for record in records:
+        if not is_graded(record):
+            continue
+        for stage, speed in (record.get("speed") or {}).items():
+            if not isinstance(speed, dict) or speed.get("achieved") is None or speed.get("required") is None:
+                continue
+            achieved, required = float(speed["achieved"]), float(speed["required"])
+            spread = float(speed.get("spread") or 0.0)
+            if near_threshold(achieved, required, spread):
+                rows.append({"stage": int(stage), "student": str(record.get("student", "")), "achieved": achieved,
+                             "required": required, "spread": spread,
+                             "verdict": speed_verdict(dict(speed, achieved=achieved, required=required))})
+    rows.sort(key=lambda r: (r["stage"], student_sort_key(r["student"])))
+    return rows
+
+
+# ------------------------------------------------------------------------------------ the numbers
+def points_distribution(records, stage):
+    """{points: students} of the graded records for one stage."""
+    counts = {}
+    for record in records:
+        value = points_of(record, stage) if is_graded(record) else None
+        if value is not None:
+            counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def stage_summary(records, stage):
+    values = [points_of(r, stage) for r in records if is_graded(r) and points_of(r, stage) is not None]
+    maxima = [float((r.get("max_points") or {}).get(str(stage))) for r in records
+              if is_graded(r) and (r.get("max_points") or {}).get(str(stage)) is not None]
+    return {"students": len(values), "mean": statistics.mean(values) if values else None,
+            "median": statistics.median(values) if values else None,
+            "max_points": max(maxima) if maxima else None}
+
+
+def counts_of(records, failed_to_run):
+    """How many students, and how many of them per outcome. A student whose task failed to run and
+    who has no record counts as failed to run; one with a record counts by the record's outcome."""
+    with_record = {str(r.get("student", "")) for r in records}
+    failed_only = {str(f.get("student", "")) for f in failed_to_run} - with_record
+    counts = {"students": len(with_record | failed_only)}
+    for outcome in OUTCOMES:
+        counts[outcome] = sum(1 for r in records if r.get("outcome") == outcome)
+    counts["other"] = sum(1 for r in records if r.get("outcome") not in OUTCOMES)
+    counts["failed to run"] = len(failed_only)
+    counts["on the CPU emulator"] = sum(1 for r in records if is_graded(r) and
+                                        (r.get("where") or {}).get("gpu") == "emulator")
+    return counts
+
+
+def not_graded_records(records):
+    rows = [r for r in records if not is_graded(r)]
+    rows.sort(key=lambda r: (str(r.get("outcome")), student_sort_key(r.get("student", ""))))
+    return rows
+
+
+def sorted_failed_to_run(failed_to_run):
+    return sorted(failed_to_run, key=lambda f: (student_sort_key(f.get("student", "")), str(f.get("task", ""))))
+
+
+# ------------------------------------------------------------------------------------------ CSV
+def _spreadsheet_safe(text):
+    text = "" if text is None else str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def render_csv(records, failed_to_run=()):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    counts = counts_of(records, failed_to_run)
+    for outcome in ("students",) + OUTCOMES + ("failed to run",):
+        writer.writerow({"section": "summary", "outcome": outcome, "students": counts[outcome]})
+    stages = stages_of(records)
+    for k in stages:
+        summary = stage_summary(records, k)
+        for value, students in points_distribution(records, k).items():
+            writer.writerow({"section": "points", "stage": k, "points": number_text(value),
+                             "max_points": number_text(summary["max_points"]), "students": students})
+        writer.writerow({"section": "stage-summary", "stage": k, "students": summary["students"],
+                         "max_points": number_text(summary["max_points"]),
+                         "mean": "" if summary["mean"] is None else "%.2f" % summary["mean"],
+                         "median": number_text(summary["median"])})
+    for group in failure_groups(records):
+        writer.writerow({"section": "failure", "stage": group["stage"], "part": group["part"],
+                         "message": _spreadsheet_safe(group["message"]), "students": len(group["students"]),
+                         "examples": _spreadsheet_safe(";".join(group["students"][:EXAMPLES_SHOWN]))})
+    for row in near_threshold_rows(records):
+        writer.writerow({"section": "near-threshold", "stage": row["stage"],
+                         "student": _spreadsheet_safe(row["student"]), "achieved": "%.4f" % row["achieved"],
+                         "required": "%.4f" % row["required"], "spread": "%.4f" % row["spread"],
+                         "verdict": row["verdict"]})
+    for record in not_graded_records(records):
+        writer.writerow({"section": "not-graded", "student": _spreadsheet_safe(record.get("student", "")),
+                         "outcome": record.get("outcome") or "", "notes": _spreadsheet_safe(record.get("notes", ""))})
+    for failed in sorted_failed_to_run(failed_to_run):
+        writer.writerow({"section": "failed-to-run", "student": _spreadsheet_safe(failed.get("student", "")),
+                         "task": _spreadsheet_safe(failed.get("task", "")),
+                         "state": _spreadsheet_safe(failed.get("state", "")),
+                         "reason": _spreadsheet_safe(failed.get("reason", ""))})
+    return out.getvalue()
+
+
+# ----------------------------------------------------------------------------------------- HTML
+def esc(value):
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+STYLE = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
+       background: #f6f8fa; margin: 0; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 1px solid #d0d7de; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+.sub { color: #57606a; margin: 0 0 18px; }
+.cards { display: flex; flex-wrap: wrap; gap: 10px; }
+.card { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 10px 16px; min-width: 110px; }
+.card b { display: block; font-size: 24px; }
+.card span { color: #57606a; font-size: 13px; }
+.card.bad b { color: #cf222e; } .card.good b { color: #1a7f37; } .card.warn b { color: #9a6700; }
+.stages { display: grid; grid-template-columns: repeat(auto-fill, minmax(270px, 1fr)); gap: 12px; }
+.stage { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 10px 14px; }
+.stage h3 { margin-top: 0; }
+.bar-row { display: grid; grid-template-columns: 44px 1fr 34px; align-items: center; gap: 6px; margin: 3px 0; }
+.bar-row .v { text-align: right; color: #57606a; font-variant-numeric: tabular-nums; }
+.bar-row .n { font-variant-numeric: tabular-nums; }
+.bar { height: 14px; background: #0969da; border-radius: 3px; min-width: 2px; }
+.bar.full { background: #1a7f37; } .bar.zero { background: #cf222e; }
+.stats { color: #57606a; font-size: 13px; margin-top: 6px; }
+table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid #d0d7de; }
+th, td { padding: 6px 10px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
+th { background: #f0f3f6; font-weight: 600; }
+tr:nth-child(even) td { background: #fafbfc; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.msg { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; word-break: break-word; }
+td.notes { font-size: 12.5px; color: #57606a; word-break: break-word; }
+.pts-full { color: #1a7f37; font-weight: 600; } .pts-zero { color: #cf222e; } .pts-part { color: #9a6700; }
+.tag { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12.5px; background: #eaeef2;
+       white-space: nowrap; }
+.tag.pass { background: #dafbe1; color: #116329; } .tag.fail { background: #ffebe9; color: #a40e26; }
+.tag.noise { background: #fff8c5; color: #7d4e00; }
+.empty { color: #57606a; font-style: italic; }
+details summary { cursor: pointer; color: #0969da; }
+p.note { color: #57606a; font-size: 13px; }
+"""
+
+
+def _card(count, label, kind=""):
+    return '<div class="card %s"><b>%d</b><span>%s</span></div>' % (kind, count, esc(label))
+
+
+def _points_class(value, maximum):
+    if value is None:
+        return ""
+    if maximum and value >= maximum:
+        return "pts-full"
+    return "pts-zero" if value == 0 else "pts-part"
+
+
+def _message_cell(message):
+    if len(message) <= MESSAGE_SHOWN_CHARS:
+        return '<td class="msg">%s</td>' % esc(message)
+    return ('<td class="msg">%s <details><summary>the whole message</summary>%s</details></td>'
+            % (esc(message[:MESSAGE_SHOWN_CHARS].rstrip() + " ..."), esc(message)))
+
+
+def _examples(names):
+    shown = ", ".join(esc(n) for n in names[:EXAMPLES_SHOWN])
+    more = len(names) - EXAMPLES_SHOWN
+    return shown + (" and %d more" % more if more > 0 else "")
+
+
+def _verdict_tag(verdict):
+    kind = "noise" if "noise" in verdict else "pass" if verdict == "pass" else "fail"
+    return '<span class="tag %s">%s</span>' % (kind, esc(verdict))
+
+
+def render_html(records, title, failed_to_run=()):
+    stages = stages_of(records)
+    counts = counts_of(records, failed_to_run)
+    finished = sorted(str(r["finished"]) for r in records if r.get("finished"))
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<title>%s</title><style>%s</style></head><body><main>" % (esc(title), STYLE),
+             "<h1>%s</h1>" % esc(title)]
+    sub = "%d student record(s)" % len(records)
+    if stages:
+        sub += ", stage(s) %s" % ", ".join(str(k) for k in stages)
+    if finished:
+        sub += "; the last one finished %s" % finished[-1]
+    parts.append('<p class="sub">%s</p>' % esc(sub))
+
+    parts.append('<div class="cards">')
+    parts.append(_card(counts["students"], "students"))
+    parts.append(_card(counts["graded"], "graded", "good"))
+    parts.append(_card(counts["build failed"], "build failed", "bad" if counts["build failed"] else ""))
+    parts.append(_card(counts["timed out"], "timed out", "bad" if counts["timed out"] else ""))
+    if counts["no grade report"]:
+        parts.append(_card(counts["no grade report"], "no grade report", "bad"))
+    if counts["other"]:
+        parts.append(_card(counts["other"], "no outcome", "bad"))
+    parts.append(_card(counts["failed to run"], "failed to run", "warn" if counts["failed to run"] else ""))
+    parts.append("</div>")
+    if counts["on the CPU emulator"]:
+        parts.append('<p class="note">%d graded on the kit\'s CPU emulator: correctness and races only; speed '
+                     'was not measured there and earned no points.</p>' % counts["on the CPU emulator"])
+
+    if not records and not failed_to_run:
+        parts.append('<p class="empty">This class has no student records: nothing was graded yet.</p>')
+
+    # ---- points
+    parts.append("<h2>Points per stage</h2>")
+    if not any(points_distribution(records, k) for k in stages):
+        parts.append('<p class="empty">No graded submission: no points to show.</p>')
+    else:
+        parts.append('<div class="stages">')
+        for k in stages:
+            distribution = points_distribution(records, k)
+            summary = stage_summary(records, k)
+            parts.append('<div class="stage"><h3>Stage %d</h3>' % k)
+            if not distribution:
+                parts.append('<p class="empty">no graded submission</p></div>')
+                continue
+            most = max(distribution.values())
+            for value, students in distribution.items():
+                kind = ("full" if summary["max_points"] and value >= summary["max_points"]
+                        else "zero" if value == 0 else "")
+                parts.append('<div class="bar-row"><span class="v">%s</span><div><div class="bar %s" '
+                             'style="width:%.1f%%"></div></div><span class="n">%d</span></div>'
+                             % (esc(number_text(value)), kind, 100.0 * students / most, students))
+            parts.append('<div class="stats">%d student(s): mean %.2f, median %s of %s points</div></div>'
+                         % (summary["students"], summary["mean"], esc(number_text(summary["median"])),
+                            esc(number_text(summary["max_points"]))))
+        parts.append("</div>")
+
+    # ---- failures
+    parts.append("<h2>Most common failures</h2>")
+    groups = failure_groups(records)
+    parts.append('<p class="note">Messages are normalized so that one failure of several students reads as one: '
+                 "paths keep their last two parts (the stage's folder and file), numbers read N (but not stage and "
+                 "pass numbers), hex values 0x... A speed or race part that lost its points only because the "
+                 "stage was not correct is not counted; its correctness failure is.</p>")
+    if not groups:
+        parts.append('<p class="empty">No failures in the graded submissions.</p>')
+    for k in stages:
+        of_stage = [g for g in groups if g["stage"] == k]
+        if not of_stage:
+            continue
+        parts.append("<h3>Stage %d</h3><table><tr><th class=\"num\">students</th><th>part</th><th>message</th>"
+                     "<th>for example</th></tr>" % k)
+        for group in of_stage[:FAILURES_SHOWN_PER_STAGE]:
+            parts.append('<tr><td class="num">%d</td><td>%s</td>%s<td>%s</td></tr>'
+                         % (len(group["students"]), esc(group["part"]), _message_cell(group["message"]),
+                            _examples(group["students"])))
+        parts.append("</table>")
+        if len(of_stage) > FAILURES_SHOWN_PER_STAGE:
+            parts.append('<p class="note">and %d less common message(s): see the CSV.</p>'
+                         % (len(of_stage) - FAILURES_SHOWN_PER_STAGE))
+
+    # ---- near the threshold
+    parts.append("<h2>Speedups within the noise of the requirement</h2>")
+    parts.append('<p class="note">Measured within max(spread, %g) of the required speedup, below or above it: '
+                 "the grader's margin for a clear miss (tests/grader/speedup_rule.c). Below the requirement a "
+                 "stage passes on the last attempt when it is within min(spread, %g) of it.</p>"
+                 % (KIT_MIN_MARGIN, KIT_NOISE_ALLOWANCE))
+    near = near_threshold_rows(records)
+    if not near:
+        parts.append('<p class="empty">None.</p>')
+    else:
+        parts.append('<table><tr><th class="num">stage</th><th>student</th><th class="num">achieved</th>'
+                     '<th class="num">required</th><th class="num">spread</th><th>verdict</th></tr>')
+        for row in near:
+            parts.append('<tr><td class="num">%d</td><td>%s</td><td class="num">%.2fx</td><td class="num">%.2fx</td>'
+                         '<td class="num">%.1f%%</td><td>%s</td></tr>'
+                         % (row["stage"], esc(row["student"]), row["achieved"], row["required"],
+                            100 * row["spread"], _verdict_tag(row["verdict"])))
+        parts.append("</table>")
+
+    # ---- not graded, failed to run
+    parts.append("<h2>Not graded</h2>")
+    ungraded = not_graded_records(records)
+    if not ungraded:
+        parts.append('<p class="empty">Every submission with a record was graded.</p>')
+    else:
+        parts.append("<table><tr><th>student</th><th>outcome</th><th>notes</th></tr>")
+        for record in ungraded:
+            parts.append('<tr><td>%s</td><td><span class="tag fail">%s</span></td><td class="notes">%s</td></tr>'
+                         % (esc(record.get("student", "")), esc(record.get("outcome") or "no outcome"),
+                            esc(record.get("notes", ""))))
+        parts.append("</table>")
+    parts.append("<h2>Failed to run</h2>")
+    if not failed_to_run:
+        parts.append('<p class="empty">Every task ran.</p>')
+    else:
+        parts.append('<p class="note">Slurm tasks that never wrote a record: not a verdict on the submission; '
+                     "grade them again.</p>")
+        parts.append("<table><tr><th>student</th><th>task</th><th>state</th><th>reason</th></tr>")
+        for failed in sorted_failed_to_run(failed_to_run):
+            parts.append('<tr><td>%s</td><td>%s</td><td>%s</td><td class="notes">%s</td></tr>'
+                         % (esc(failed.get("student", "")), esc(failed.get("task", "")), esc(failed.get("state", "")),
+                            esc(failed.get("reason", ""))))
+        parts.append("</table>")
+
+    # ---- students
+    parts.append("<h2>Students</h2>")
+    if not records:
+        parts.append('<p class="empty">No student records.</p>')
+    else:
+        header = "".join('<th class="num">stage %d</th>' % k for k in stages)
+        parts.append("<table><tr><th>student</th>%s<th class=\"num\">total</th><th>outcome</th><th>notes</th></tr>"
+                     % header)
+        for record in sorted(records, key=lambda r: student_sort_key(r.get("student", ""))):
+            cells = []
+            for k in stages:
+                value = points_of(record, k) if is_graded(record) else None
+                maximum = (record.get("max_points") or {}).get(str(k))
+                cells.append('<td class="num %s">%s</td>' % (_points_class(value, maximum), esc(number_text(value))))
+            total = ("%s / %s" % (number_text(record.get("total")), number_text(record.get("max_total")))
+                     if record.get("total") is not None else "")
+            outcome = record.get("outcome") or "no outcome"
+            parts.append('<tr><td>%s</td>%s<td class="num">%s</td><td><span class="tag %s">%s</span></td>'
+                         '<td class="notes">%s</td></tr>'
+                         % (esc(record.get("student", "")), "".join(cells), esc(total),
+                            "pass" if outcome == "graded" else "fail", esc(outcome), esc(record.get("notes", ""))))
+        parts.append("</table>")
+    parts.append("</main></body></html>\n")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------- files
+def write_atomically(path, text):
+    """A temporary file in the same folder, renamed over PATH: a reader never sees half a report,
+    and a failure leaves the previous report as it was and no temporary file behind."""
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def write_report(records, html_path, csv_path, title, failed_to_run=()):
+    """Writes the class report: the page to HTML_PATH, the table to CSV_PATH (each atomically).
+    records: the students' records (tests/grade_class.py); failed_to_run: [{student, task, state,
+    reason}] of the Slurm tasks that wrote none. Both are rendered before either file is written."""
+    records = list(records)
+    failed_to_run = list(failed_to_run or ())
+    page = render_html(records, title, failed_to_run)
+    table = render_csv(records, failed_to_run)
+    write_atomically(html_path, page)
+    write_atomically(csv_path, table)
+
+
+def read_records(folder, warn=None):
+    """The records in FOLDER/*.json, sorted by student; a file that cannot be read or is not a
+    record is skipped, with a line to warn()."""
+    warn = warn or (lambda line: print(line, file=sys.stderr))
+    records = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError) as e:
+            warn("class_report.py: skipping %s: %s" % (path, e))
+            continue
+        if not isinstance(record, dict) or not record.get("student"):
+            warn("class_report.py: skipping %s: not a student record (no \"student\")" % path)
+            continue
+        records.append(record)
+    records.sort(key=lambda r: student_sort_key(r["student"]))
+    return records
+
+
+class _Arguments(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print("class_report.py: %s" % message, file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv=None):
+    parser = _Arguments(description="The class report (HTML and CSV) from the records of tests/grade_class.py.")
+    parser.add_argument("results", help="the folder of student records: BUILD_ROOT/results")
+    parser.add_argument("html", help="the page to write")
+    parser.add_argument("csv", help="the table to write")
+    parser.add_argument("--title", default="Class report", help="the page's title")
+    parser.add_argument("--failed-to-run", metavar="FILE",
+                        help="a JSON list of {student, task, state, reason}: tasks that wrote no record")
+    args = parser.parse_args(argv)
+    if not os.path.isdir(args.results):
+        parser.error("%s is not a folder of records" % args.results)
+    failed_to_run = []
+    if args.failed_to_run:
+        try:
+            with open(args.failed_to_run, encoding="utf-8") as f:
+                failed_to_run = json.load(f)
+        except (OSError, ValueError) as e:
+            parser.error("--failed-to-run: cannot read %s: %s" % (args.failed_to_run, e))
+        if not isinstance(failed_to_run, list) or not all(isinstance(f, dict) for f in failed_to_run):
+            parser.error("--failed-to-run: %s is not a list of {student, task, state, reason}" % args.failed_to_run)
+    records = read_records(args.results)
+    try:
+        write_report(records, args.html, args.csv, args.title, failed_to_run)
+    except OSError as e:
+        print("class_report.py: cannot write the report: %s" % e, file=sys.stderr)
+        return 1
+    print("class report: %s, %s (%d records)" % (args.html, args.csv, len(records)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""The class report (tests/class_report.py) counts what the grading of a class found, and shows it
+safely: the points per stage, one row per failure however many students had it, the speedups within
+the grader's noise margin of the requirement, the submissions not graded and the Slurm tasks that
+never ran, in a page where a student's name is text and never markup.
+
+The records are built here as tests/grade_class.py writes them; the messages are the grader's own
+(tests/grader/*.c, as results.json shows them). No GPU, no build: Python 3's standard library only.
+Usage: test_class_report.py   (ctest: class_report_counts_points_failures_and_near_misses)
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # ctest runs this in the source tree: leave no __pycache__ there
+import class_report  # noqa: E402
+
+UNFILLED = ("stage %d wrote no result: fill in the TODO in %s (the one block of pass 1 did not write "
+            "out[blockIdx.x]; stage %d (labs), n = 1, 64 threads, ones input, seed 1)")
+LOST = ("stage 5 failed %d of 600 runs. With all ones, n = %d and %d threads gave %d: %d elements lost. First "
+        "failure: stage 5 (labs), n = %d, %d threads, ones input, seed %d: expected %d, got %d: with all ones "
+        "that is %d elements lost")
+RACE = ("ThreadSanitizer found %d data race report(s) in stage 7 on the CPU emulator (a missing __syncthreads() or "
+        "__syncwarp()?). First: write by block(0) thread(%d) at %s:%d, previous read by block(0) thread(0) at %s:%d")
+NO_GPU_SPEED = ("not measured (no GPU): not graded: no CUDA GPU (no CUDA GPU found (cudaGetDeviceCount: CUDA driver "
+                "version is insufficient for CUDA runtime version))")
+CLEAN_RACES = ("no race (emulated)\nemulated-races: no race: ThreadSanitizer reported nothing and every thread order "
+               "gave the same results (CPU emulator, inputs up to 2^16 ints' worth)")
+
+
+def graded_test(stage, part, score, max_score, output):
+    names = {"correctness": "stage %d: correctness", "speedup": "stage %d: speedup",
+             "races": "stage %d: races (CPU emulator: ThreadSanitizer, thread orders)",
+             "sanitizer": "stage %d: races and memory errors (compute-sanitizer)"}
+    return {"name": names[part] % stage, "score": score, "max_score": max_score,
+            "status": "passed" if score >= max_score else "failed", "output": output}
+
+
+def full_marks_tests(stage):
+    return [graded_test(stage, "correctness", 6, 6, "pass: every run gave the exact sum"),
+            graded_test(stage, "speedup", 2, 2, "pass 1.80x / 1.50x: stage %d is 1.80x faster" % stage),
+            graded_test(stage, "sanitizer", 2, 2, "clean (4 tools)")]
+
+
+def record(student, points, tests=(), speed=None, outcome="graded", notes="", gpu="0"):
+    """A record as tests/grade_class.py writes it; points {stage: points} (10 the maximum)."""
+    graded = outcome == "graded"
+    return {"student": student, "fingerprint": "0" * 64, "outcome": outcome, "notes": notes,
+            "stages": sorted(points) if points else [7, 8],
+            "points": {str(k): float(v) for k, v in points.items()} if graded else {},
+            "max_points": {str(k): 10.0 for k in points} if graded else {},
+            "total": float(sum(points.values())) if graded else None,
+            "max_total": 10.0 * len(points) if graded else None,
+            "tests": list(tests), "speed": speed or {},
+            "seconds": {"build": 40.0, "grade": 50.0, "total": 90.0},
+            "where": {"host": "node1", "gpu": gpu, "slurm": None}, "finished": "2026-11-23T14:20:00Z"}
+
+
+def speed(achieved, required, spread, status):
+    return {"status": status, "message": "stage 7 is %.2fx faster than reference stage 1" % achieved,
+            "achieved": achieved, "required": required, "reference": required / 0.8, "spread": spread}
+
+
+def csv_rows(text, section):
+    return [row for row in csv.DictReader(io.StringIO(text)) if row["section"] == section]
+
+
+class ClassReportTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory(prefix="class_report_test.")
+        self.addCleanup(self.folder.cleanup)
+        self.html = os.path.join(self.folder.name, "class-report.html")
+        self.csv = os.path.join(self.folder.name, "class-report.csv")
+
+    def write(self, records, failed_to_run=(), title="Class report"):
+        class_report.write_report(records, self.html, self.csv, title, failed_to_run)
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        with open(self.csv, encoding="utf-8") as f:
+            table = f.read()
+        return page, table
+
+    # ------------------------------------------------------------------------------ the points
+    def test_each_points_value_of_a_stage_is_counted_with_its_mean_and_median(self):
+        records = [record("alice", {7: 10, 8: 4}), record("bob", {7: 10, 8: 0}), record("carol", {7: 6, 8: 4}),
+                   record("dave", {}, outcome="build failed")]
+        _, table = self.write(records)
+        points = {(row["stage"], row["points"]): int(row["students"]) for row in csv_rows(table, "points")}
+        self.assertEqual(points, {("7", "6"): 1, ("7", "10"): 2, ("8", "0"): 1, ("8", "4"): 2})
+        summary = {row["stage"]: row for row in csv_rows(table, "stage-summary")}
+        self.assertEqual((summary["7"]["mean"], summary["7"]["median"], summary["7"]["students"]), ("8.67", "10", "3"))
+        self.assertEqual((summary["8"]["mean"], summary["8"]["median"], summary["8"]["max_points"]),
+                         ("2.67", "4", "10"))
+        counts = {row["outcome"]: int(row["students"]) for row in csv_rows(table, "summary")}
+        self.assertEqual((counts["students"], counts["graded"], counts["build failed"]), (4, 3, 1))
+
+    # ---------------------------------------------------------------------------- the failures
+    def test_the_same_failure_of_two_students_is_counted_once_with_both_names(self):
+        # The same unfilled stage, in each student's own copy of it, and reported twice for bob.
+        alice = record("alice", {7: 0}, [graded_test(7, "correctness", 0, 6, "FAIL (emulated): " + UNFILLED % (
+            7, "/scratch/class/alice/labs/07_multi_element/reduce_multi_element.cu", 7))])
+        bob_failure = "FAIL: " + UNFILLED % (7, "build-class/bob-patched/07_multi_element/reduce_multi_element.cu", 7)
+        bob = record("bob", {7: 0}, [graded_test(7, "correctness", 0, 6, bob_failure)] * 2)
+        _, table = self.write([bob, alice])
+        failures = csv_rows(table, "failure")
+        self.assertEqual(len(failures), 1, failures)
+        self.assertEqual((failures[0]["stage"], failures[0]["part"], failures[0]["students"]),
+                         ("7", "correctness", "2"))
+        self.assertEqual(failures[0]["examples"], "alice;bob")
+        self.assertIn(".../07_multi_element/reduce_multi_element.cu", failures[0]["message"])
+
+    def test_messages_that_differ_only_in_counts_sizes_seeds_lines_and_paths_group_together(self):
+        lost_a = LOST % (480, 31, 64, 6, 25, 31, 64, 1, 31, 6, 25)
+        lost_b = LOST % (125, 1000, 128, 896, 104, 1000, 128, 7, 1000, 896, 104)
+        race_a = RACE % (1, 1, "/home/a/labs/07_multi_element/reduce_multi_element.cu", 20,
+                         "/home/a/labs/07_multi_element/reduce_multi_element.cu", 19)
+        race_b = RACE % (3, 5, "/tmp/b/labs/07_multi_element/reduce_multi_element.cu", 41,
+                         "/tmp/b/labs/07_multi_element/reduce_multi_element.cu", 40)
+        self.assertEqual(class_report.normalize_message(lost_a), class_report.normalize_message(lost_b))
+        self.assertEqual(class_report.normalize_message(race_a), class_report.normalize_message(race_b))
+        self.assertEqual(class_report.normalize_message(lost_a),
+                         "stage 5 failed N of N runs. With all ones, n = N and N threads gave N: N elements lost. "
+                         "First failure: stage 5 (labs), n = N, N threads, ones input, seed N: expected N, got N: "
+                         "with all ones that is N elements lost")
+        # hex values, signs, speedups and percentages; the names with digits in them stay as they are
+        poison = ("expected 1, got -1515870810: the sum plus the poison (0xA5A5A5A5) the harness leaves in out; "
+                  "int4 loads, 1.62x at 2.3%, n = 1,048,583 < 2^20 + 7")
+        self.assertEqual(class_report.normalize_message(poison),
+                         "expected N, got -N: the sum plus the poison (0x...) the harness leaves in out; "
+                         "int4 loads, Nx at N%, n = N < 2^20 + 7")
+
+    def test_a_students_own_name_in_a_message_does_not_split_the_group(self):
+        message = "stage 7 wrote no result (stage 7 (%s), n = 1)"
+        self.assertEqual(class_report.normalize_message(message % "alice", "alice"),
+                         class_report.normalize_message(message % "bobby", "bobby"))
+
+    def test_different_failures_stay_apart_and_the_most_common_comes_first(self):
+        unfilled = graded_test(7, "correctness", 0, 6, "FAIL: " + UNFILLED % (7, "labs/07_x/reduce_x.cu", 7))
+        wrong = graded_test(7, "correctness", 0, 6, "FAIL: stage 7 failed 25 of 630 runs. First failure: stage 7 "
+                           "(labs), n = 65536, 64 threads, last-only input, seed 1: expected 7, got 65536")
+        records = [record("alice", {7: 0}, [unfilled]), record("bob", {7: 0}, [unfilled]),
+                   record("carol", {7: 0}, [wrong])]
+        _, table = self.write(records)
+        failures = csv_rows(table, "failure")
+        self.assertEqual([row["students"] for row in failures], ["2", "1"])
+        self.assertIn("wrote no result", failures[0]["message"])
+        self.assertIn("last-only input", failures[1]["message"])
+
+    def test_speed_and_race_points_lost_only_because_the_stage_was_not_correct_are_not_failures(self):
+        unfilled = UNFILLED % (8, "labs/08_one_pass/reduce_one_pass.cu", 8)
+        tests = [graded_test(8, "correctness", 0, 6, "FAIL: " + unfilled),
+                 graded_test(8, "speedup", 0, 2, "FAIL: not timed, because the stage is not correct at n = 1: ..."),
+                 graded_test(8, "sanitizer", 0, 2, "clean (4 tools)"),
+                 graded_test(7, "correctness", 6, 6, "pass (emulated): every run gave the exact sum"),
+                 graded_test(7, "speedup", 0, 2, NO_GPU_SPEED),
+                 graded_test(7, "races", 2, 2, CLEAN_RACES)]
+        _, table = self.write([record("alice", {7: 8, 8: 0}, tests, gpu="emulator")])
+        failures = csv_rows(table, "failure")
+        self.assertEqual([(row["stage"], row["part"]) for row in failures], [("8", "correctness")])
+
+    def test_a_race_is_a_failure_of_its_own_and_its_message_is_the_tools(self):
+        race = RACE % (1, 1, "labs/07_multi_element/reduce_multi_element.cu", 20,
+                       "labs/07_multi_element/reduce_multi_element.cu", 19)
+        tests = [graded_test(7, "correctness", 6, 6, "pass (emulated): every run gave the exact sum"),
+                 graded_test(7, "races", 0, 2, "FAIL: race (emulated)\nemulated-races: " + race)]
+        _, table = self.write([record("alice", {7: 6}, tests, gpu="emulator")])
+        failures = csv_rows(table, "failure")
+        self.assertEqual(len(failures), 1)
+        self.assertEqual(failures[0]["part"], "races")
+        self.assertTrue(failures[0]["message"].startswith("emulated-races: ThreadSanitizer found N data race"),
+                        failures[0]["message"])
+
+    def test_a_missed_speedup_is_grouped_without_its_measured_numbers(self):
+        def missed(achieved, spread, seed):
+            return graded_test(7, "speedup", 0, 2, "FAIL %.2fx / 5.06x: stage 7 is %.2fx faster than reference stage 1 "
+                              "(naive); required 5.06x (0.8 x reference stage 7's 6.32x in this run). Timed at "
+                              "n = 67108000, seed %d, 256 threads, median of 15 interleaved samples each, spread "
+                              "%.1f%%, 1 attempt(s)" % (achieved, achieved, seed, 100 * spread))
+        records = [record("alice", {7: 8}, [missed(3.70, 0.012, 12345)]),
+                   record("bob", {7: 8}, [missed(2.05, 0.031, 999)])]
+        _, table = self.write(records)
+        failures = csv_rows(table, "failure")
+        self.assertEqual(len(failures), 1)
+        self.assertEqual((failures[0]["part"], failures[0]["students"]), ("speedup", "2"))
+        self.assertIn("than reference stage 1 (naive); required Nx", failures[0]["message"])
+
+    # --------------------------------------------------------------------- near the threshold
+    def near(self, *speeds):
+        records = [record("s%d" % i, {7: 10 if s["status"] == "pass" else 8}, speed={"7": s})
+                   for i, s in enumerate(speeds)]
+        _, table = self.write(records)
+        return {row["student"]: row for row in csv_rows(table, "near-threshold")}
+
+    def test_a_shortfall_just_inside_the_spread_is_near_the_threshold_and_one_just_outside_is_not(self):
+        # spread 5%, required 1.50: the grader's clear miss starts below 1.50 x (1 - 0.05) = 1.425
+        near = self.near(speed(1.43, 1.50, 0.05, "pass"), speed(1.42, 1.50, 0.05, "fail"))
+        self.assertEqual(sorted(near), ["s0"])
+        self.assertEqual(near["s0"]["verdict"], "pass within noise")
+        self.assertEqual((near["s0"]["achieved"], near["s0"]["required"], near["s0"]["spread"]),
+                         ("1.4300", "1.5000", "0.0500"))
+
+    def test_the_margin_is_never_below_the_graders_minimum_of_two_percent(self):
+        # spread 0: KIT_MIN_MARGIN (2%) still counts as noise: 1.50 x 0.98 = 1.47
+        near = self.near(speed(1.475, 1.50, 0.0, "fail"), speed(1.46, 1.50, 0.0, "fail"))
+        self.assertEqual(sorted(near), ["s0"])
+        self.assertEqual(near["s0"]["verdict"], "fail")
+
+    def test_a_pass_just_above_the_requirement_is_near_and_a_clear_pass_is_not(self):
+        near = self.near(speed(1.57, 1.50, 0.05, "pass"), speed(1.58, 1.50, 0.05, "pass"),
+                         speed(3.00, 1.50, 0.05, "pass"))
+        self.assertEqual(sorted(near), ["s0"])
+        self.assertEqual(near["s0"]["verdict"], "pass")
+
+    def test_the_near_threshold_rule_is_the_graders_rule(self):
+        rule = class_report.near_threshold
+        self.assertTrue(rule(1.425, 1.50, 0.05))   # exactly required x (1 - spread): not a clear miss
+        self.assertFalse(rule(1.4249, 1.50, 0.05))
+        self.assertTrue(rule(1.20, 1.50, 0.25))    # a noisy measurement: its spread is the margin
+        self.assertFalse(rule(None, 1.50, 0.05))   # not measured (no GPU)
+
+    # ---------------------------------------------------------------------------------- HTML
+    def test_the_page_escapes_a_student_named_script_and_the_messages(self):
+        name = "<script>alert('x')</script>"
+        tests = [graded_test(7, "correctness", 0, 6, 'FAIL: stage 7 failed: <img src=x onerror="alert(1)">')]
+        records = [record(name, {7: 0}, tests, speed={"7": speed(1.49, 1.50, 0.05, "pass")}),
+                   record("<b>bold</b>", {}, outcome="build failed", notes="<i>see</i> the log")]
+        page, table = self.write(records, [{"student": "<u>u</u>", "task": "1234_5", "state": "CANCELLED",
+                                            "reason": "<s>cancelled</s>"}], title="Class <7>")
+        for markup in ("<script>", "<img", "<b>bold", "<i>see", "<u>u", "<s>cancelled", "<7>"):
+            self.assertNotIn(markup, page)
+        self.assertIn("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;", page)
+        self.assertIn("&lt;img src=x onerror=&quot;alert(N)&quot;&gt;", page)
+        self.assertIn(name, table)  # the CSV holds the name as it is: csv quotes it
+
+    def test_the_page_is_one_self_contained_file(self):
+        page, _ = self.write([record("alice", {7: 10, 8: 4})])
+        self.assertTrue(page.startswith("<!DOCTYPE html>"))
+        for external in ("<script", "<link", "src=", "http://", "https://", "@import"):
+            self.assertNotIn(external, page)
+        self.assertIn("<style>", page)
+
+    def test_the_report_does_not_depend_on_the_order_of_the_records(self):
+        records = [record("carol", {7: 6}), record("alice", {7: 10}), record("Bob", {7: 0}, outcome="timed out")]
+        first = self.write(records)
+        second = self.write(list(reversed(records)))
+        self.assertEqual(first, second)
+        page = first[0]
+        self.assertLess(page.index(">alice<"), page.index(">carol<"))
+
+    def test_an_empty_class_gives_a_report_that_says_so(self):
+        page, table = self.write([])
+        self.assertIn("no student records", page)
+        counts = {row["outcome"]: row["students"] for row in csv_rows(table, "summary")}
+        self.assertEqual(counts["students"], "0")
+        self.assertEqual(csv_rows(table, "points"), [])
+
+    def test_failed_to_run_tasks_are_listed_apart_from_build_failures(self):
+        records = [record("alice", {7: 10}), record("bob", {}, outcome="build failed", notes="does not compile")]
+        failed = [{"student": "carol", "task": "1234_2", "state": "NODE_FAIL", "reason": "node node7 failed"},
+                  {"student": "dave", "task": "1234_3", "state": "TIMEOUT", "reason": "past the Slurm time limit"}]
+        page, table = self.write(records, failed)
+        self.assertEqual([(row["student"], row["outcome"]) for row in csv_rows(table, "not-graded")],
+                         [("bob", "build failed")])
+        self.assertEqual([(row["student"], row["task"], row["state"]) for row in csv_rows(table, "failed-to-run")],
+                         [("carol", "1234_2", "NODE_FAIL"), ("dave", "1234_3", "TIMEOUT")])
+        counts = {row["outcome"]: int(row["students"]) for row in csv_rows(table, "summary")}
+        self.assertEqual((counts["students"], counts["graded"], counts["build failed"], counts["failed to run"]),
+                         (4, 1, 1, 2))
+        not_graded = page[page.index("<h2>Not graded</h2>"):page.index("<h2>Failed to run</h2>")]
+        failed_part = page[page.index("<h2>Failed to run</h2>"):page.index("<h2>Students</h2>")]
+        self.assertIn("bob", not_graded)
+        self.assertNotIn("carol", not_graded)
+        self.assertIn("carol", failed_part)
+        self.assertIn("NODE_FAIL", failed_part)
+        self.assertNotIn("bob", failed_part)
+
+    # ---------------------------------------------------------------------------------- files
+    def test_writing_leaves_the_two_files_and_no_temporary_one(self):
+        self.write([record("alice", {7: 10})])
+        self.write([record("alice", {7: 4})])  # over the previous report
+        self.assertEqual(sorted(os.listdir(self.folder.name)), ["class-report.csv", "class-report.html"])
+
+    def test_a_write_that_fails_leaves_the_previous_file_and_no_temporary_one(self):
+        self.write([record("alice", {7: 10})])
+        with open(self.html, encoding="utf-8") as f:
+            before = f.read()
+        with self.assertRaises(TypeError):
+            class_report.write_atomically(self.html, b"not text")
+        with open(self.html, encoding="utf-8") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual(sorted(os.listdir(self.folder.name)), ["class-report.csv", "class-report.html"])
+
+    def test_csv_cells_from_a_submission_cannot_become_spreadsheet_formulas(self):
+        _, table = self.write([record("=HYPERLINK(\"x\")", {}, outcome="build failed", notes="@SUM(A1)")])
+        row = csv_rows(table, "not-graded")[0]
+        self.assertEqual((row["student"], row["notes"]), ("'=HYPERLINK(\"x\")", "'@SUM(A1)"))
+
+    # ------------------------------------------------------------------------- the command line
+    def run_cli(self, *args):
+        return subprocess.run([sys.executable, os.path.join(HERE, "class_report.py")] + list(args),
+                              capture_output=True, text=True)
+
+    def test_the_command_line_reads_every_record_and_skips_an_unreadable_one_with_a_warning(self):
+        results = os.path.join(self.folder.name, "results")
+        os.mkdir(results)
+        for r in (record("alice", {7: 10}), record("bob", {7: 4})):
+            with open(os.path.join(results, r["student"] + ".json"), "w", encoding="utf-8") as f:
+                json.dump(r, f)
+        with open(os.path.join(results, "half.json"), "w", encoding="utf-8") as f:
+            f.write('{"student": "half", "outc')
+        done = self.run_cli(results, self.html, self.csv, "--title", "CS 431")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("skipping", done.stderr)
+        self.assertIn("half.json", done.stderr)
+        with open(self.csv, encoding="utf-8") as f:
+            counts = {row["outcome"]: row["students"] for row in csv_rows(f.read(), "summary")}
+        self.assertEqual(counts["graded"], "2")
+        with open(self.html, encoding="utf-8") as f:
+            self.assertIn("<title>CS 431</title>", f.read())
+
+    def test_the_command_line_exits_2_with_its_usage_on_bad_arguments(self):
+        for args in ((), (self.folder.name,), (os.path.join(self.folder.name, "none"), self.html, self.csv),
+                     (self.folder.name, self.html, self.csv, "--colour")):
+            done = self.run_cli(*args)
+            self.assertEqual(done.returncode, 2, args)
+            self.assertIn("usage:", done.stderr)
+        self.assertFalse(os.path.exists(self.html))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]], verbosity=2)
