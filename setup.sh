@@ -5,7 +5,8 @@
 #    apt-get line to run as root and stops): CMake, make, a C and C++ compiler, pkg-config, Check
 #    and subunit (the tests), Boost.Context (the CPU emulator), bubblewrap (the grader's
 #    sandbox) and, where this tree builds its documentation (Doxyfile), doxygen, graphviz and
-#    python3 (and python3-yaml, for the test of the GitHub Classroom workflow);
+#    python3 (and python3-yaml, for the test of the GitHub Classroom workflow; ccache, with which
+#    the submissions of a class graded by tests/grade_class.py share their compiled objects);
 # 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin;
 # 3. configures build/ (cmake -S . -B build CMAKE_OPTION...), builds it and runs
 #    ./build/reduce_ladder: on your GPU, or on the kit's CPU emulator where there is none.
@@ -19,7 +20,7 @@ die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
 for arg in "$@"; do
     case $arg in
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ;;
     *) printf 'setup.sh: %s is not a CMake option (-DNAME=VALUE)\nusage: ./setup.sh [CMAKE_OPTION...]\n' \
               "$arg" >&2; exit 2 ;;
@@ -29,7 +30,8 @@ done
 # ---------------------------------------------------------------- 1. packages
 packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-dev bubblewrap)
 [ -f Doxyfile ] && packages+=(doxygen graphviz python3   # the documentation (make docs)
-                               python3-yaml)              # the kit's test of the Classroom workflow
+                               python3-yaml               # the kit's test of the Classroom workflow
+                               ccache)                    # tests/grade_class.py: submissions share compiled objects
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
     die "this script installs with apt-get (Debian, Ubuntu). Elsewhere install the equivalents of:
   ${packages[*]}

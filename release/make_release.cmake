@@ -69,7 +69,7 @@ copy(CMakeLists.txt setup.sh common/* emu/CMakeLists.txt emu/include/* emu/src/*
 file(GLOB test_files RELATIVE "${SOURCE}" "${SOURCE}/tests/*")
 set(instructor_only audit_fixtures cheats valid_kernels wrong_kernels graded_corpus.def test_audit.c
     test_grader.c test_host.c test_stages.c labs_match_solutions.sh expect_grade.sh expect_rejection.sh
-    fake_class.sh grade_class.sh require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
+    class slurm require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
     not_graded_report.sh test_whole_job.c ladder_json.cmake)
 foreach(file IN LISTS test_files)
   get_filename_component(name "${file}" NAME)

@@ -9,7 +9,7 @@
  * --stages names the stages of this edition (a student edition holds those handed out so
  * far): the others are left out of the report and its totals.
  *
- * `make check` runs it after CTest; tests/grade_class.sh collects the CSV rows.
+ * `make check` runs it after CTest; tests/grade_class.py collects the CSV rows.
  *
  * Exit status: 0 when the report is written; 1 when it is written but some stage could not be
  * graded at all (no usable GPU and no CPU emulator: the report says which package to install,

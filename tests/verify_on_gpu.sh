@@ -4,7 +4,7 @@
 #   checks   build; make check on labs/ (must fail every stage) and 3x on solutions/ (must pass), timed
 #   speedup  the speedup cases alone, 20 times in a row, on solutions/
 #   corpus   the grader's corpora (wrong, cheating and valid stage files) graded, with its messages
-#   class    three fake submissions graded into one CSV (tests/fake_class.sh, tests/grade_class.sh)
+#   class    four fake submissions graded into one CSV (tests/class/fake_class.sh, tests/class/grade_class.py)
 set -u
 out=${1:?usage: verify_on_gpu.sh OUT [checks|speedup|corpus|class|all]...}
 shift
@@ -67,8 +67,8 @@ if want corpus; then # the wrong, cheating and valid stage files, each graded as
     done >> "$summary"
 fi
 if want class; then
-    sh tests/fake_class.sh /tmp/fake-class >> "$summary"
-    timed "grade_class.sh (3 submissions)" "$out/class.log" bash tests/grade_class.sh /tmp/fake-class \
+    sh tests/class/fake_class.sh /tmp/fake-class >> "$summary"
+    timed "grade_class.py (4 submissions)" "$out/class.log" python3 tests/class/grade_class.py /tmp/fake-class \
         "$out/class.csv" /tmp/build-class
     cat "$out/class.csv" >> "$summary"
 fi

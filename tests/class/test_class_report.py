@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The class report (tests/class_report.py) counts what the grading of a class found, and shows it
+"""The class report (tests/class/class_report.py) counts what the grading of a class found, and shows it
 safely: the points per stage, one row per failure however many students had it, the speedups within
 the grader's noise margin of the requirement, the submissions not graded and the Slurm tasks that
 never ran, in a page where a student's name is text and never markup.
 
-The records are built here as tests/grade_class.py writes them; the messages are the grader's own
+The records are built here as tests/class/grade_class.py writes them; the messages are the grader's own
 (tests/grader/*.c, as results.json shows them). No GPU, no build: Python 3's standard library only.
 Usage: test_class_report.py   (ctest: class_report_counts_points_failures_and_near_misses)
 """
@@ -50,7 +50,7 @@ def full_marks_tests(stage):
 
 
 def record(student, points, tests=(), speed=None, outcome="graded", notes="", gpu="0"):
-    """A record as tests/grade_class.py writes it; points {stage: points} (10 the maximum)."""
+    """A record as tests/class/grade_class.py writes it; points {stage: points} (10 the maximum)."""
     graded = outcome == "graded"
     return {"student": student, "fingerprint": "0" * 64, "outcome": outcome, "notes": notes,
             "stages": sorted(points) if points else [7, 8],

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The class report: what a whole class's grading found, for the instructor, as one HTML page and
-one CSV table. tests/grade_class.py calls write_report() when the class is done; run it by hand to
+one CSV table. tests/class/grade_class.py calls write_report() when the class is done; run it by hand to
 report again from the records a class left behind:
 
-  tests/class_report.py BUILD_ROOT/results OUT.html OUT.csv [--title TITLE] [--failed-to-run FILE]
+  tests/class/class_report.py BUILD_ROOT/results OUT.html OUT.csv [--title TITLE] [--failed-to-run FILE]
 
-It reads every *.json record in the folder (one per student, written by tests/grade_class.py; a file
+It reads every *.json record in the folder (one per student, written by tests/class/grade_class.py; a file
 that cannot be read or is not a record is skipped with a warning) and writes OUT.html and OUT.csv,
 each atomically (a temporary file in the same folder, then os.replace). --failed-to-run names a JSON
 list of {"student", "task", "state", "reason"}: Slurm tasks that never wrote a record. Exit status
@@ -597,7 +597,7 @@ def write_atomically(path, text):
 
 def write_report(records, html_path, csv_path, title, failed_to_run=()):
     """Writes the class report: the page to HTML_PATH, the table to CSV_PATH (each atomically).
-    records: the students' records (tests/grade_class.py); failed_to_run: [{student, task, state,
+    records: the students' records (tests/class/grade_class.py); failed_to_run: [{student, task, state,
     reason}] of the Slurm tasks that wrote none. Both are rendered before either file is written."""
     records = list(records)
     failed_to_run = list(failed_to_run or ())
@@ -635,7 +635,7 @@ class _Arguments(argparse.ArgumentParser):
 
 
 def main(argv=None):
-    parser = _Arguments(description="The class report (HTML and CSV) from the records of tests/grade_class.py.")
+    parser = _Arguments(description="The class report (HTML and CSV) from the records of tests/class/grade_class.py.")
     parser.add_argument("results", help="the folder of student records: BUILD_ROOT/results")
     parser.add_argument("html", help="the page to write")
     parser.add_argument("csv", help="the table to write")

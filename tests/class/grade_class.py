@@ -1,0 +1,919 @@
+#!/usr/bin/env python3
+"""Grades a whole class: every submission built with the kit and graded by `make check-grade`,
+spread over every GPU of this machine, or over many machines as one Slurm job array.
+
+Usage:
+  tests/class/grade_class.py SUBMISSIONS [CSV] [BUILD_ROOT] [options]
+      SUBMISSIONS  a folder with one sub-folder per student, each a copy of labs/
+      CSV          the class table (default: class-grades.csv); the class report is written
+                   beside it as CSV-report.html and CSV-report.csv
+      BUILD_ROOT   build folders, logs and one result per student (default: build-class)
+
+  --stages 1-3        grade these stages only (a list 1,2,3 or a range; default: all)
+  --time-limit S      seconds one submission may take, build and grading together (default 1800);
+                      past it, its processes are killed and its row says "timed out"
+  --fresh             grade every submission again (default: resume, skipping the submissions
+                      already graded, unless the submission, the kit or the options changed)
+  --gpus LIST         the GPUs to grade on, one submission each at a time: 0,1 or none
+                      (default: CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi lists; none: the
+                      CPU emulator, submissions spread over the CPU cores)
+  --cpus N            the CPU cores builds and tests may use together (default: all of them)
+  --keep-builds       keep each submission's build folder (default: only its logs and report)
+
+  --slurm             submit one Slurm job array instead, a task per submission to grade, and
+                      wait for it; BUILD_ROOT and the submissions must be on a file system the
+                      nodes share. Interrupted, `--attach` waits for the same array again.
+  --gres G            the generic resource each task asks for (default gpu:1; none: no --gres)
+  --cpus-per-task N   CPU cores per task (default 4)
+  --sbatch ARG        one more sbatch argument (repeat it), e.g. --sbatch=--partition=gpu
+  --no-wait           submit and return; `--attach` later merges the results
+  --attach            wait for the job array this BUILD_ROOT last submitted, then merge
+
+Extra CMake options (e.g. -DKIT_REQUIRE_GPU=ON, -DKIT_GRADING_CONFIG=...) go in KIT_CMAKE_ARGS.
+
+A stage file that is missing, is not a regular file or does not compile is graded as the kit's
+unfilled skeleton (it then scores 0) and the row's notes say so: one broken file costs one
+stage, and one broken submission never stops the class. Each student's result is written,
+whole, to BUILD_ROOT/results/STUDENT.json when the student is done, so an interrupted class
+resumes where it stopped; the CSV is rewritten (atomically) after every student.
+
+Exit status: 0 when every submission has a grade (a broken one's grade may be 0); 1 when some
+could not be graded (interrupted, or Slurm tasks that failed to run: listed apart); 2 for bad
+usage. Each speed case runs alone on its GPU: one submission per GPU at a time, and CTest runs
+the speed tests of a submission serially (RUN_SERIAL).
+"""
+import argparse
+import contextlib
+import csv
+import datetime
+import hashlib
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__ there
+
+# What the grading depends on besides the submission: a change here grades everyone again.
+KIT_GRADING_PATHS = ["CMakeLists.txt", "common", "emu", "labs", "solutions", "tests"]
+OUTCOMES = ("graded", "build failed", "timed out", "no grade report")
+
+
+def fail_usage(message):
+    print("grade_class.py: %s (tests/class/grade_class.py --help says how to call it)" % message, file=sys.stderr)
+    sys.exit(2)
+
+
+# ------------------------------------------------------------------------------------ the stages
+def read_stages():
+    """common/stages.def's rows as {number: "dir/name.cu"}: the file a student fills for each stage."""
+    stages = {}
+    with open(os.path.join(KIT, "common", "stages.def"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^KIT_STAGE\((\d+),\s*(\w+),\s*(\w+),", line)
+            if m:
+                stages[int(m.group(1))] = "%s/%s.cu" % (m.group(2), m.group(3))
+    return stages
+
+
+def parse_stage_list(text, known):
+    numbers = set()
+    for item in re.split(r"[,;\s]+", text.strip()):
+        m = re.fullmatch(r"(\d+)-(\d+)", item) or re.fullmatch(r"(\d+)", item)
+        if not m:
+            fail_usage("--stages: '%s' is neither a stage number nor a range like 1-3" % item)
+        low, high = int(m.group(1)), int(m.group(m.lastindex))
+        for k in range(low, high + 1):
+            if k not in known:
+                fail_usage("--stages: there is no stage %d (common/stages.def has %d-%d)" % (k, min(known), max(known)))
+            numbers.add(k)
+    if not numbers:
+        fail_usage("--stages is empty: name at least one stage")
+    return sorted(numbers)
+
+
+def committed_skeleton(stage_file):
+    """The unfilled skeleton as committed: never the kit's working copy of labs/, which an
+    instructor may have filled in (a broken submission would then get the instructor's answer)."""
+    try:
+        return subprocess.run(["git", "-C", KIT, "show", "HEAD:labs/" + stage_file], check=True,
+                              capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit("grade_class.py: cannot read the committed skeleton labs/%s (is %s a git checkout?)"
+                         % (stage_file, KIT))
+
+
+# ------------------------------------------------------------------------------ the fingerprints
+def kit_fingerprint(options_text):
+    """The kit's grading code as committed plus any uncommitted change to it, and the options."""
+    h = hashlib.sha256(options_text.encode())
+    for path in KIT_GRADING_PATHS:
+        tree = subprocess.run(["git", "-C", KIT, "rev-parse", "HEAD:" + path], capture_output=True, text=True)
+        h.update(("%s %s\n" % (path, tree.stdout.strip())).encode())
+    diff = subprocess.run(["git", "-C", KIT, "diff", "HEAD", "--"] + KIT_GRADING_PATHS, capture_output=True)
+    h.update(diff.stdout)
+    return h.hexdigest()
+
+
+def submission_files(folder, stages, stage_files):
+    """{stage file: bytes, or a reason it cannot be graded} for the graded stages of one submission."""
+    files = {}
+    for k in stages:
+        path = os.path.join(folder, stage_files[k])
+        if os.path.islink(path) or (os.path.exists(path) and not os.path.isfile(path)):
+            files[stage_files[k]] = "is not a regular file"
+        elif not os.path.exists(path):
+            files[stage_files[k]] = "is missing"
+        else:
+            try:
+                with open(path, "rb") as f:
+                    files[stage_files[k]] = f.read()
+            except OSError as e:
+                files[stage_files[k]] = "cannot be read (%s)" % e.strerror
+    return files
+
+
+def fingerprint(kit_print, files):
+    h = hashlib.sha256(kit_print.encode())
+    for name in sorted(files):
+        content = files[name]
+        h.update(name.encode() + b"\0")
+        h.update(content if isinstance(content, bytes) else ("unreadable: " + content).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------- small pieces
+def write_atomically(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+    os.replace(temporary, path)
+
+
+def read_record(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return "%d s" % seconds
+    if seconds < 3600:
+        return "%d min %d s" % (seconds // 60, seconds % 60)
+    return "%d h %d min" % (seconds // 3600, seconds % 3600 // 60)
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Killed(Exception):
+    """The submission ran past its time limit, or the class was interrupted."""
+
+
+class Children:
+    """Every process group the graders started, so that an interrupted class kills them all."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.groups = set()
+        self.stopping = False
+
+    def run(self, command, log_path, deadline, env=None):
+        """Runs command, its output to log_path; returns its exit status. Raises Killed past the deadline."""
+        with open(log_path, "ab") as log:
+            log.write(("$ %s\n" % " ".join(shlex.quote(c) for c in command)).encode())
+            log.flush()
+            with self.lock:
+                if self.stopping:
+                    raise Killed("interrupted")
+                process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                           start_new_session=True)
+                self.groups.add(process.pid)
+            try:
+                process.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.kill(process.pid)
+                process.wait()
+                raise Killed("timed out")
+            finally:
+                with self.lock:
+                    self.groups.discard(process.pid)
+            if self.stopping:
+                raise Killed("interrupted")
+            return process.returncode
+
+    @staticmethod
+    def kill(group):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(group, sig)
+            except ProcessLookupError:
+                return
+            if sig == signal.SIGTERM:
+                time.sleep(2)
+
+    def stop_all(self):
+        with self.lock:
+            self.stopping = True
+            groups = list(self.groups)
+        for group in groups:
+            self.kill(group)
+
+
+# ------------------------------------------------------------------------ one submission, graded
+class Grader:
+    """Builds and grades submissions in BUILD_ROOT/students/STUDENT/; several at once (thread-safe)."""
+
+    def __init__(self, settings, children):
+        self.s = settings
+        self.children = children
+
+    def paths(self, student):
+        top = os.path.join(self.s["build_root"], "students", student)
+        return {"top": top, "labs": os.path.join(top, "labs"), "build": os.path.join(top, "build"),
+                "logs": os.path.join(top, "logs"), "grade": os.path.join(top, "grade"),
+                "record": os.path.join(self.s["build_root"], "results", student + ".json")}
+
+    def prepare(self, student, folder, p):
+        """A private copy of the graded stage files (regular files only), the skeleton for the rest."""
+        shutil.rmtree(p["top"], ignore_errors=True)
+        os.makedirs(p["logs"])
+        notes = []
+        files = submission_files(folder, self.s["stages"], self.s["stage_files"])
+        for name, content in sorted(files.items()):
+            target = os.path.join(p["labs"], name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if not isinstance(content, bytes):
+                notes.append("%s %s (graded as unfilled)" % (name, content))
+                content = self.s["skeletons"][name]
+            with open(target, "wb") as f:
+                f.write(content)
+        return files, notes
+
+    def build_environment(self):
+        """With ccache, the submissions share every compiled object but their own stage files':
+        on 2 cores a submission's build of stage 8 took 22 s alone, 6 s with the objects shared.
+        The cache is keyed by what each compile reads, so a student's code reaches no one else's."""
+        env = dict(os.environ)
+        if self.s.get("ccache"):
+            env.update({"CCACHE_DIR": os.path.join(self.s["build_root"], "ccache"),
+                        "CCACHE_BASEDIR": os.path.join(self.s["build_root"], "students"),
+                        "CCACHE_NOHASHDIR": "true"})
+        return env
+
+    def configure_and_build(self, p, deadline):
+        log = os.path.join(p["logs"], "build.log")
+        open(log, "w").close()
+        configure = ["cmake", "-S", KIT, "-B", p["build"], "-DKIT_LABS_DIR=" + p["labs"],
+                     "-DKIT_GRADER_SELFTEST=OFF", "-DKIT_GRADE_STAGES=" + ";".join(map(str, self.s["stages"])),
+                     "-DKIT_CHECK_JOBS=%d" % self.s["grade_jobs"]] + self.s["cmake_args"]
+        if self.s.get("ccache"):
+            configure += ["-DCMAKE_%s_COMPILER_LAUNCHER=%s" % (lang, self.s["ccache"]) for lang in ("C", "CXX", "CUDA")]
+        env = self.build_environment()
+        if self.children.run(configure, log, deadline, env) != 0:
+            return False, log
+        build = ["cmake", "--build", p["build"], "-j", str(self.s["build_jobs"]), "--target", "grade-programs"]
+        return self.children.run(build, log, deadline, env) == 0, log
+
+    def files_that_failed(self, log):
+        """The stage files the compiler names in an error: nvcc writes "file.cu(12): error", the
+        emulator's C++ compiler "file.cu:12:5: error"."""
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        failed = []
+        for k in self.s["stages"]:
+            name = self.s["stage_files"][k]
+            if re.search(re.escape(name) + r"(\(|:)\d+[^\n]*error", text):
+                failed.append(name)
+        return failed
+
+    def grade(self, student, folder, fingerprint_value, lease):
+        """Builds and grades one submission; returns its record (also written to results/).
+        lease: CPU cores for the build, then a GPU of its own (or none) and cores for the tests."""
+        p = self.paths(student)
+        started = time.monotonic()
+        deadline = started + self.s["time_limit"]
+        record = {"student": student, "fingerprint": fingerprint_value, "outcome": None, "notes": "",
+                  "stages": self.s["stages"], "points": {}, "max_points": {}, "total": None, "max_total": None,
+                  "tests": [], "speed": {}, "seconds": {},
+                  "where": {"host": socket.gethostname(), "gpu": None, "slurm": self.s.get("slurm_task")}}
+        _, notes = self.prepare(student, folder, p)
+        try:
+            with lease.building():
+                ok, log = self.configure_and_build(p, deadline)
+                broken = [] if ok else self.files_that_failed(log)
+                if broken:
+                    kept = os.path.join(p["logs"], "build-with-the-submission.log")
+                    shutil.move(log, kept)
+                    for name in broken:
+                        with open(os.path.join(p["labs"], name), "wb") as f:
+                            f.write(self.s["skeletons"][name])
+                        notes.append("%s does not compile (graded as unfilled; the compiler's messages: %s)"
+                                     % (name, kept))
+                    ok, log = self.configure_and_build(p, deadline)
+            built_at = time.monotonic()
+            record["seconds"]["build"] = round(built_at - started, 1)
+            if not ok:
+                record["outcome"] = "build failed"
+                notes.append("the kit did not build with this submission (see %s)" % log)
+            else:
+                with lease.grading() as gpu:
+                    record["where"]["gpu"] = gpu if gpu is not None else self.s["gpu_label"]
+                    env = self.build_environment()
+                    if gpu is not None:
+                        env["CUDA_VISIBLE_DEVICES"] = gpu
+                    self.children.run(["cmake", "--build", p["build"], "--target", "check-grade"],
+                                      os.path.join(p["logs"], "check.log"), deadline, env)
+                record["seconds"]["grade"] = round(time.monotonic() - built_at, 1)
+                self.read_grade(os.path.join(p["build"], "grade"), record, notes)
+        except Killed as why:
+            if str(why) == "interrupted":
+                raise
+            record["outcome"] = "timed out"
+            notes.append("stopped after the time limit of %s (--time-limit); its processes were killed"
+                         % duration(self.s["time_limit"]))
+        record["seconds"]["total"] = round(time.monotonic() - started, 1)
+        record["notes"] = "; ".join(notes)
+        record["finished"] = now_iso()
+        self.keep_what_matters(p)
+        write_atomically(p["record"], json.dumps(record, indent=1, sort_keys=True) + "\n")
+        return record
+
+    def read_grade(self, grade_dir, record, notes):
+        """summary.csv's row, results.json's tests and the speed files of one graded submission."""
+        try:
+            with open(os.path.join(grade_dir, "summary.csv"), encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+            with open(os.path.join(grade_dir, "results.json"), encoding="utf-8") as f:
+                results = json.load(f)
+        except (OSError, ValueError, IndexError):
+            record["outcome"] = "no grade report"
+            notes.append("make check-grade wrote no grade report (see %s)"
+                         % os.path.join(os.path.dirname(os.path.dirname(grade_dir)), "logs", "check.log"))
+            return
+        row = rows[-1] if rows else {}
+        record["tests"] = results.get("tests", [])
+        for k in self.s["stages"]:
+            value = row.get("stage%d" % k, "")
+            record["points"][str(k)] = float(value) if value not in ("", None) else 0.0
+            record["max_points"][str(k)] = float(sum(t.get("max_score", 0) for t in record["tests"]
+                                                     if t.get("name", "").startswith("stage %d:" % k)))
+            speed = {}
+            try:
+                with open(os.path.join(grade_dir, "stage%d.speedup" % k), encoding="utf-8") as f:
+                    for line in f:
+                        key, _, value = line.rstrip("\n").partition("=")
+                        if key in ("achieved", "required", "reference", "spread"):
+                            speed[key] = float(value)
+                        elif key in ("status", "message"):
+                            speed[key] = value
+            except (OSError, ValueError):
+                pass
+            if speed:
+                record["speed"][str(k)] = speed
+        record["total"] = float(row.get("total") or 0)
+        record["max_total"] = float(row.get("max_total") or 0)
+        record["outcome"] = "graded"
+
+    def keep_what_matters(self, p):
+        """The grade report stays in students/STUDENT/grade/; the build folder (hundreds of MB) goes."""
+        grade = os.path.join(p["build"], "grade")
+        if os.path.isdir(grade):
+            shutil.copytree(grade, p["grade"], dirs_exist_ok=True)
+        if not self.s["keep_builds"]:
+            shutil.rmtree(p["build"], ignore_errors=True)
+
+
+# ------------------------------------------------------------------------ CPU and GPU budgets
+class CpuBudget:
+    """At most `total` cores' worth of make and CTest jobs at once, builds and gradings together."""
+
+    def __init__(self, total):
+        self.total = total
+        self.free = total
+        self.condition = threading.Condition()
+
+    @contextlib.contextmanager
+    def take(self, count):
+        count = min(count, self.total)
+        with self.condition:
+            self.condition.wait_for(lambda: self.free >= count)
+            self.free -= count
+        try:
+            yield
+        finally:
+            with self.condition:
+                self.free += count
+                self.condition.notify_all()
+
+
+class GpuPool:
+    """The GPUs, each lent to one grading at a time: a speed case never shares its GPU."""
+
+    def __init__(self, gpus):
+        self.free = list(gpus)
+        self.condition = threading.Condition()
+
+    @contextlib.contextmanager
+    def take(self):
+        with self.condition:
+            self.condition.wait_for(lambda: self.free)
+            gpu = self.free.pop(0)
+        try:
+            yield gpu
+        finally:
+            with self.condition:
+                self.free.append(gpu)
+                self.condition.notify_all()
+
+
+class Lease:
+    """What one submission may use: build_jobs cores while it builds; then a GPU of its own (when
+    there are GPUs) and grade_jobs cores while CTest grades it."""
+
+    def __init__(self, budget, pool, build_jobs, grade_jobs):
+        self.budget, self.pool = budget, pool
+        self.build_jobs, self.grade_jobs = build_jobs, grade_jobs
+
+    def building(self):
+        return self.budget.take(self.build_jobs)
+
+    @contextlib.contextmanager
+    def grading(self):
+        if self.pool is None:
+            with self.budget.take(self.grade_jobs):
+                yield None
+            return
+        with self.pool.take() as gpu, self.budget.take(self.grade_jobs):
+            yield gpu
+
+
+def visible_gpus():
+    """The GPUs this process may use, found without calling CUDA (the grading forks)."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        ids = [g.strip() for g in listed.split(",") if g.strip() and g.strip() != "-1"]
+        return [] if ids == ["NoDevFiles"] else ids
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [str(i) for i, _ in enumerate(line for line in out.splitlines() if line.startswith("GPU "))]
+
+
+def cpu_count():
+    for name in ("SLURM_CPUS_PER_TASK", "SLURM_CPUS_ON_NODE"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------------------------ the class
+def class_csv(records, stages):
+    """The class table: a row per student, a column per graded stage."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student"] + ["stage%d" % k for k in stages] + ["total", "max_total", "outcome", "notes"])
+    for r in sorted(records, key=lambda r: r["student"]):
+        points = [("%g" % r["points"][str(k)]) if str(k) in r.get("points", {}) else "" for k in stages]
+        total = "" if r.get("total") is None else "%g" % r["total"]
+        most = "" if r.get("max_total") is None else "%g" % r["max_total"]
+        writer.writerow([spreadsheet_safe(r["student"])] + points + [total, most, r["outcome"], r.get("notes", "")])
+    return out.getvalue()
+
+
+def spreadsheet_safe(text):
+    """A folder name as a spreadsheet shows it, never as a formula (=, +, -, @ first)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+class Progress:
+    """A line per finished submission, with how long the rest should take at the pace so far."""
+
+    def __init__(self, to_grade):
+        self.to_grade = to_grade
+        self.done = 0
+        self.started = time.monotonic()
+        self.lock = threading.Lock()
+        self.width = len(str(to_grade))
+
+    def estimate(self, done, left):
+        elapsed = time.monotonic() - self.started
+        if not done or not left:
+            return duration(elapsed) + " so far"
+        return "%s so far, about %s left" % (duration(elapsed), duration(elapsed / done * left))
+
+    def finished(self, record):
+        with self.lock:
+            self.done += 1
+            if record["outcome"] == "graded":
+                what = "%g/%g points" % (record["total"], record["max_total"])
+            else:
+                what = record["outcome"]
+            gpu = record["where"].get("gpu")
+            where = "GPU %s" % gpu if gpu not in (None, "emulator") else "the CPU emulator"
+            print("[%*d/%d] %s: %s in %s on %s (%s)" % (
+                self.width, self.done, self.to_grade, record["student"], what,
+                duration(record["seconds"].get("total", 0)), where,
+                self.estimate(self.done, self.to_grade - self.done)), flush=True)
+
+
+def list_submissions(folder):
+    students = sorted(name for name in os.listdir(folder)
+                      if os.path.isdir(os.path.join(folder, name)) and not name.startswith("."))
+    if not students:
+        fail_usage("%s has no sub-folder: it should hold one folder per student, each a copy of labs/" % folder)
+    return students
+
+
+def current_record(settings, student, fp):
+    """The student's record in results/ if it still holds: same submission, kit and options."""
+    record = read_record(os.path.join(settings["build_root"], "results", student + ".json"))
+    if record and record.get("fingerprint") == fp and record.get("outcome") in OUTCOMES:
+        return record
+    return None
+
+
+def write_outputs(settings, records, failed_to_run=()):
+    """The class CSV, and the class report beside it (CSV-report.html, CSV-report.csv)."""
+    write_atomically(settings["csv"], class_csv(records.values(), settings["stages"]))
+    import class_report  # tests/class/class_report.py
+    stem = os.path.splitext(settings["csv"])[0]
+    class_report.write_report(sorted(records.values(), key=lambda r: r["student"]), stem + "-report.html",
+                              stem + "-report.csv", "Class grades: %s" % settings["submissions"],
+                              failed_to_run=list(failed_to_run))
+    return stem + "-report.html"
+
+
+def grade_here(settings, todo, records):
+    """Grades the submissions of todo on this machine: each GPU grades one at a time while the
+    next ones build within the CPU budget; without a GPU, several at once on the CPU emulator.
+    Returns (interrupted, [(student, error)] for the ones the kit itself failed on)."""
+    children = Children()
+    grader = Grader(settings, children)
+    budget = CpuBudget(settings["cpus"])
+    pool = GpuPool(settings["gpus"]) if settings["gpus"] else None
+    progress = Progress(len(todo))
+    queue = list(todo)
+    lock = threading.Lock()
+    failures = []
+
+    def worker():
+        while True:
+            with lock:
+                if not queue or children.stopping:
+                    return
+                student, folder, fp = queue.pop(0)
+            lease = Lease(budget, pool, settings["build_jobs"], settings["grade_jobs"])
+            try:
+                record = grader.grade(student, folder, fp, lease)
+            except Killed:
+                return
+            except Exception as e:  # the kit's own failure on one submission never stops the class
+                with lock:
+                    failures.append((student, "%s: %s" % (type(e).__name__, e)))
+                print("grade_class.py: %s could not be graded: %s: %s" % (student, type(e).__name__, e),
+                      file=sys.stderr, flush=True)
+                continue
+            with lock:
+                records[student] = record
+                write_atomically(settings["csv"], class_csv(records.values(), settings["stages"]))
+            progress.finished(record)
+
+    def interrupted(signum, frame):
+        print("\ngrade_class.py: interrupted: stopping the gradings under way; the submissions graded so far "
+              "are kept, and the same command resumes", file=sys.stderr, flush=True)
+        threading.Thread(target=children.stop_all, daemon=True).start()
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(settings["lanes"], len(todo)))]
+    previous = {s: signal.signal(s, interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return children.stopping, failures
+
+
+# ------------------------------------------------------------------------------------ Slurm
+def slurm_command(command):
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        raise SystemExit("grade_class.py: %s is not installed here: --slurm runs on a machine that submits "
+                         "to your cluster (the Slurm client: sudo apt-get install slurm-client)" % command[0])
+    except subprocess.TimeoutExpired:
+        raise SystemExit("grade_class.py: %s did not answer in 120 s: is slurmctld up?" % " ".join(command))
+    return result
+
+
+def slurm_submit(settings, todo):
+    """One job array, a task per submission of todo; returns the job's id (saved in slurm/job.json)."""
+    folder = os.path.join(settings["build_root"], "slurm")
+    os.makedirs(folder, exist_ok=True)
+    manifest = {"settings": {k: settings[k] for k in ("submissions", "build_root", "csv", "stages", "time_limit",
+                                                      "cmake_args", "kit_fingerprint", "keep_builds")},
+                "tasks": [{"student": s, "folder": f, "fingerprint": fp} for s, f, fp in todo]}
+    manifest_path = os.path.join(folder, "manifest.json")
+    write_atomically(manifest_path, json.dumps(manifest, indent=1) + "\n")
+    minutes = (settings["time_limit"] + 600 + 59) // 60  # the task's own limit comes first
+    lines = ["#!/bin/bash",
+             "#SBATCH --job-name=grade-class",
+             "#SBATCH --array=0-%d" % (len(todo) - 1),
+             "#SBATCH --cpus-per-task=%d" % settings["cpus_per_task"],
+             "#SBATCH --time=%d" % minutes,
+             "#SBATCH --output=%s" % os.path.join(folder, "task-%a.out")]
+    if settings["gres"] != "none":
+        lines.append("#SBATCH --gres=%s" % settings["gres"])
+    lines += ["# One student's submission per task: %s lists them, in order." % manifest_path,
+              "exec %s %s --task %s \"$SLURM_ARRAY_TASK_ID\"" % (
+                  shlex.quote(sys.executable), shlex.quote(os.path.abspath(__file__)), shlex.quote(manifest_path)),
+              ""]
+    script = os.path.join(folder, "job.sh")
+    write_atomically(script, "\n".join(lines))
+    for old in os.listdir(folder):
+        if old.startswith("task-") and old.endswith(".out"):
+            os.remove(os.path.join(folder, old))
+    result = slurm_command(["sbatch", "--parsable"] + settings["sbatch"] + [script])
+    if result.returncode != 0 or not result.stdout.strip():
+        raise SystemExit("grade_class.py: sbatch refused the job array: %s" % (result.stderr.strip() or result.stdout))
+    job = result.stdout.strip().split(";")[0]
+    write_atomically(os.path.join(folder, "job.json"),
+                     json.dumps({"job": job, "manifest": manifest_path, "submitted": now_iso(),
+                                 "tasks": len(todo)}, indent=1) + "\n")
+    print("submitted job array %s: %d task(s), one per submission (%s; each: %s, %d CPUs); "
+          "its tasks write %s" % (job, len(todo), script, "--gres=" + settings["gres"] if settings["gres"] != "none"
+                                  else "no --gres", settings["cpus_per_task"], os.path.join(folder, "task-N.out")),
+          flush=True)
+    return job
+
+
+def slurm_task_states(job):
+    """{task index: (state, reason)} from scontrol (finished tasks stay there for MinJobAge)."""
+    result = slurm_command(["scontrol", "show", "job", "-o", job])
+    states = {}
+    for line in result.stdout.splitlines():
+        fields = dict(re.findall(r"(\w+)=(\S*)", line))
+        task = fields.get("ArrayTaskId", "")
+        if task.isdigit():
+            states[int(task)] = (fields.get("JobState", "UNKNOWN"), fields.get("Reason", ""))
+        elif task:  # pending tasks still in one line: "3-15" or "3-15%4" or "4,7"
+            for part in re.sub(r"%\d+$", "", task).split(","):
+                low, _, high = part.partition("-")
+                if low.isdigit():
+                    for i in range(int(low), int(high or low) + 1):
+                        states[i] = (fields.get("JobState", "UNKNOWN"), fields.get("Reason", ""))
+    return states
+
+
+def slurm_wait(settings, job, tasks):
+    """Waits until no task of the job array is queued or running, printing progress."""
+    progress = Progress(len(tasks))
+    last = None
+    while True:
+        queued = slurm_command(["squeue", "-h", "-r", "-j", job, "-o", "%K %T"])
+        if queued.returncode != 0 and "Invalid job id" not in queued.stderr:
+            raise SystemExit("grade_class.py: squeue failed: %s" % queued.stderr.strip())
+        lines = [l.split() for l in queued.stdout.splitlines() if l.strip()]
+        running = sum(1 for l in lines if len(l) > 1 and l[1] in ("RUNNING", "COMPLETING", "CONFIGURING"))
+        done = sum(1 for t in tasks if current_record(settings, t["student"], t["fingerprint"]))
+        line = "job %s: %d of %d graded, %d running, %d waiting (%s)" % (
+            job, done, len(tasks), running, len(lines) - running, progress.estimate(done, len(tasks) - done))
+        if (done, running, len(lines)) != last:
+            print(line, flush=True)
+            last = (done, running, len(lines))
+        if not lines:
+            return
+        time.sleep(settings["poll"])
+
+
+def slurm_merge(settings, job, tasks, records):
+    """The records of the tasks, and the tasks that left none: failed to run (cancelled, node
+    failure, out of time, a crash of the kit), apart from the submissions that failed to grade."""
+    states = slurm_task_states(job)
+    failed = []
+    folder = os.path.join(settings["build_root"], "slurm")
+    for i, t in enumerate(tasks):
+        record = current_record(settings, t["student"], t["fingerprint"])
+        if record:
+            records[t["student"]] = record
+            continue
+        state, reason = states.get(i, ("UNKNOWN", "scontrol no longer knows the task (MinJobAge)"))
+        tail = ""
+        try:
+            with open(os.path.join(folder, "task-%d.out" % i), encoding="utf-8", errors="replace") as f:
+                tail = " | ".join(f.read().strip().splitlines()[-3:])
+        except OSError:
+            tail = "no output file (the task never started)"
+        failed.append({"student": t["student"], "task": "%s_%d" % (job, i), "state": state,
+                       "reason": "; ".join(x for x in (reason if reason not in ("None", "") else "", tail) if x)})
+    return failed
+
+
+def run_task(manifest_path, index):
+    """A Slurm task: grades the index-th submission of the manifest with what Slurm gave it."""
+    with open(manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    settings = dict(manifest["settings"])
+    task = manifest["tasks"][int(index)]
+    cpus = cpu_count()
+    gpus = visible_gpus()
+    settings.update({"ccache": shutil.which("ccache"), "cpus": cpus, "build_jobs": cpus, "grade_jobs": cpus, "gpus": gpus,
+                     "gpu_label": ",".join(gpus) if gpus else "emulator",
+                     "slurm_task": "%s_%s" % (os.environ.get("SLURM_ARRAY_JOB_ID", "?"), index)})
+    settings["stage_files"] = {k: v for k, v in read_stages().items()}
+    settings["stage_files"] = {k: settings["stage_files"][k] for k in settings["stages"]}
+    settings["skeletons"] = {name: committed_skeleton(name) for name in settings["stage_files"].values()}
+    children = Children()
+    signal.signal(signal.SIGTERM, lambda *a: children.stop_all())
+    record = Grader(settings, children).grade(task["student"], task["folder"], task["fingerprint"],
+                                              Lease(CpuBudget(cpus), None, cpus, cpus))
+    print("%s: %s (%s)" % (task["student"], record["outcome"], record["notes"] or "no notes"))
+    return 0
+
+
+# ------------------------------------------------------------------------------------ main
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(prog="tests/class/grade_class.py", add_help=False)
+    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("submissions", nargs="?")
+    parser.add_argument("csv", nargs="?", default="class-grades.csv")
+    parser.add_argument("build_root", nargs="?", default="build-class")
+    parser.add_argument("--stages")
+    parser.add_argument("--time-limit", type=int, default=1800)
+    parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--gpus")
+    parser.add_argument("--cpus", type=int)
+    parser.add_argument("--keep-builds", action="store_true")
+    parser.add_argument("--slurm", action="store_true")
+    parser.add_argument("--gres", default="gpu:1")
+    parser.add_argument("--cpus-per-task", type=int, default=4)
+    parser.add_argument("--sbatch", action="append", default=[])
+    parser.add_argument("--no-wait", action="store_true")
+    parser.add_argument("--attach", action="store_true")
+    parser.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
+    parser.add_argument("--task", nargs=2, metavar=("MANIFEST", "INDEX"), help=argparse.SUPPRESS)
+
+    def error(message):
+        fail_usage(message)
+
+    parser.error = error
+    args = parser.parse_args(argv)
+    if args.help:
+        print(__doc__.strip())
+        sys.exit(0)
+    return args
+
+
+def main(argv):
+    args = parse_arguments(argv)
+    if args.task:
+        return run_task(*args.task)
+    if not args.submissions:
+        fail_usage("name the folder of submissions")
+    if not os.path.isdir(args.submissions):
+        fail_usage("%s is not a folder of submissions" % args.submissions)
+    if args.time_limit < 1:
+        fail_usage("--time-limit must be 1 second or more, not %d" % args.time_limit)
+    for name in ("cpus", "cpus_per_task"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            fail_usage("--%s must be 1 or more" % name.replace("_", "-"))
+    if args.attach and (args.fresh or args.no_wait):
+        fail_usage("--attach waits for the job array already submitted: it takes neither --fresh nor --no-wait")
+    all_stages = read_stages()
+    stages = parse_stage_list(args.stages, all_stages) if args.stages else sorted(all_stages)
+    build_root = os.path.abspath(args.build_root)
+    os.makedirs(os.path.join(build_root, "results"), exist_ok=True)
+    csv_path = os.path.abspath(args.csv)
+    if not os.path.isdir(os.path.dirname(csv_path)):
+        fail_usage("the folder of %s does not exist" % args.csv)
+
+    if args.gpus is None:
+        gpus = visible_gpus()
+    elif args.gpus.strip().lower() == "none":
+        gpus = []
+    else:
+        gpus = [g.strip() for g in args.gpus.split(",") if g.strip()]
+        if not gpus or any(not g.isdigit() for g in gpus):
+            fail_usage("--gpus takes GPU numbers such as 0,1 or none, not '%s'" % args.gpus)
+    cpus = args.cpus or cpu_count()
+    cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
+    # Per submission on a GPU: the build and CTest each get the cores shared among the GPUs;
+    # on the emulator: a submission per core, its tests one at a time.
+    if gpus:
+        share = max(1, cpus // len(gpus))
+        build_jobs, grade_jobs, lanes = share, share, 2 * len(gpus)  # one building ahead of each GPU
+    else:
+        build_jobs, grade_jobs, lanes = min(cpus, 2), 1, cpus
+    # Graded on a GPU or on the emulator: a class graded one way is graded again the other way.
+    mode = "gpu" if gpus or ((args.slurm or args.attach) and args.gres.startswith("gpu")) else "emulator"
+    options_text = json.dumps({"stages": stages, "cmake": cmake_args, "mode": mode,
+                               "time_limit": args.time_limit})
+    settings = {"submissions": os.path.abspath(args.submissions), "build_root": build_root, "csv": csv_path,
+                "stages": stages, "time_limit": args.time_limit, "cmake_args": cmake_args,
+                "kit_fingerprint": kit_fingerprint(options_text), "keep_builds": args.keep_builds,
+                "gpus": gpus, "cpus": cpus, "build_jobs": build_jobs, "grade_jobs": grade_jobs, "lanes": lanes,
+                "gpu_label": "emulator", "gres": args.gres, "cpus_per_task": args.cpus_per_task,
+                "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache")}
+    if not settings["ccache"]:
+        print("ccache is not installed: each submission compiles the whole kit; with it they share all but "
+              "their own stage files (about 4x faster builds): sudo apt-get install ccache")
+    settings["stage_files"] = {k: all_stages[k] for k in stages}
+    settings["skeletons"] = {name: committed_skeleton(name) for name in settings["stage_files"].values()}
+
+    students = list_submissions(settings["submissions"])
+    records, todo = {}, []
+    for student in students:
+        folder = os.path.join(settings["submissions"], student)
+        files = submission_files(folder, stages, settings["stage_files"])
+        fp = fingerprint(settings["kit_fingerprint"], files)
+        record = None if args.fresh else current_record(settings, student, fp)
+        if record:
+            records[student] = record
+        else:
+            todo.append((student, folder, fp))
+
+    if args.attach:
+        return attach(settings, records)
+    skipped = len(students) - len(todo)
+    if skipped:
+        print("%d of %d submission(s) already graded and unchanged: skipped (--fresh grades them again)"
+              % (skipped, len(students)))
+    if args.slurm:
+        if not todo:
+            report = write_outputs(settings, records)
+            print("nothing to submit: every submission is graded: %s, %s" % (csv_path, report))
+            return 0
+        job = slurm_submit(settings, todo)
+        if args.no_wait:
+            print("not waiting (--no-wait): the same command with --attach instead of --slurm waits and merges")
+            return 0
+        return attach(settings, records)
+
+    where = ("%d GPU(s) (%s), one submission each at a time; %d CPU cores: builds -j%d, tests -j%d"
+             % (len(gpus), ",".join(gpus), cpus, build_jobs, grade_jobs) if gpus else
+             "the CPU emulator (no GPU): up to %d submission(s) at once on %d CPU cores" % (lanes, cpus))
+    print("grading %d submission(s) of %s, stage(s) %s, on %s" % (
+        len(todo), settings["submissions"], ",".join(map(str, stages)), where), flush=True)
+    interrupted, failures = grade_here(settings, todo, records) if todo else (False, [])
+    report = write_outputs(settings, records)
+    print("%d of %d submission(s) graded: %s; the class report: %s" % (len(records), len(students), csv_path, report))
+    for student, error in failures:
+        print("  %s: not graded: the kit failed on it: %s" % (student, error))
+    if interrupted:
+        print("interrupted: %d submission(s) not graded yet; the same command resumes" % (len(students) - len(records)))
+        return 1
+    return 1 if failures else 0
+
+
+def attach(settings, records):
+    """Waits for the job array this build root last submitted, then merges its tasks' results."""
+    job_file = os.path.join(settings["build_root"], "slurm", "job.json")
+    try:
+        with open(job_file, encoding="utf-8") as f:
+            job = json.load(f)
+        with open(job["manifest"], encoding="utf-8") as f:
+            tasks = json.load(f)["tasks"]
+    except (OSError, ValueError, KeyError):
+        fail_usage("--attach: %s has no job array submitted by --slurm (no %s)" % (settings["build_root"], job_file))
+    slurm_wait(settings, job["job"], tasks)
+    failed = slurm_merge(settings, job["job"], tasks, records)
+    report = write_outputs(settings, records, failed)
+    print("job %s: %d of %d task(s) graded their submission: %s; the class report: %s"
+          % (job["job"], len(tasks) - len(failed), len(tasks), settings["csv"], report))
+    if failed:
+        print("%d task(s) failed to run (not the submissions' fault; run --slurm again to grade them):" % len(failed))
+        for f in failed:
+            print("  %s (task %s): %s%s" % (f["student"], f["task"], f["state"], ": " + f["reason"] if f["reason"] else ""))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The class grader on this machine, end to end on the CPU emulator (--gpus none), stage 8 only
+# (the cheapest stage to grade there): four fake submissions (tests/class/fake_class.sh).
+#   1. interrupted (SIGTERM) once a first student is graded: exit 1, the graded rows kept, no
+#      process of the grading left behind;
+#   2. the same command resumes: it skips what is graded and grades the rest, each as expected
+#      (alice 8 of 10: no speed without a GPU; bob 0: his race; carol 0: does not compile; dave 0:
+#      file missing), with the class report beside the CSV;
+#   3. a changed submission is graded again, alone;
+#   4. a submission that overruns --time-limit is stopped and its row says "timed out";
+#   5. bad command lines exit 2 with one clear line.
+# Usage: test_grading_a_class.sh   (ctest: class_grading_resumes_after_an_interruption_...)
+set -euo pipefail
+kit=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/grade_class_test.XXXXXX")
+trap 'pkill -KILL -f "$work/" 2> /dev/null || true; rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+grader=("${PYTHON:-python3}" "$kit/tests/class/grade_class.py")
+grade() { "${grader[@]}" "$work/class" "$work/class.csv" "$work/root" --stages 8 --gpus none "$@"; }
+row() { grep "^$1," "$work/class.csv" || fail "no row for $1 in class.csv: $(cat "$work/class.csv")"; }
+records() { find "$work/root/results" -name '*.json' 2> /dev/null | wc -l; }
+
+sh "$kit/tests/class/fake_class.sh" "$work/class" 4 > /dev/null
+
+echo "== 1. interrupted after the first student"
+"${grader[@]}" "$work/class" "$work/class.csv" "$work/root" --stages 8 --gpus none > "$work/first.log" 2>&1 &
+pid=$! # python's own pid (a function run with & would be a subshell, and the signal would stop there)
+for _ in $(seq 600); do [ "$(records)" -ge 1 ] && break; kill -0 "$pid" 2> /dev/null || break; sleep 1; done
+[ "$(records)" -ge 1 ] || fail "no student graded in 600 s: $(cat "$work/first.log")"
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+cat "$work/first.log"
+[ "$status" -eq 1 ] || fail "an interrupted class must exit 1, not $status"
+grep -q "interrupted" "$work/first.log" || fail "the interruption is not reported"
+sleep 1
+if pgrep -f "$work/root/students" > /dev/null; then
+    fail "processes of the interrupted grading are still running: $(pgrep -af "$work/root/students")"
+fi
+graded=$(records)
+[ "$graded" -lt 4 ] || fail "all four were graded before the interruption: nothing left to resume"
+[ "$(tail -n +2 "$work/class.csv" | wc -l)" -eq "$graded" ] || fail "class.csv does not hold the $graded graded row(s)"
+
+echo "== 2. resumed"
+grade > "$work/second.log" 2>&1 || fail "the resumed class failed: $(cat "$work/second.log")"
+cat "$work/second.log"
+grep -q "^$graded of 4 submission(s) already graded and unchanged: skipped" "$work/second.log" ||
+    fail "the resumed run does not say it skipped the $graded graded submission(s)"
+grep -q "^grading $((4 - graded)) submission(s)" "$work/second.log" || fail "the resumed run grades more than the rest"
+head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,outcome,notes" || fail "class.csv's header"
+row alice | grep -q "^alice,8,8,10,graded,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
+row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
+row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
+    fail "carol's stage 8 does not compile: $(row carol)"
+row dave | grep -q "^dave,0,0,10,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" ||
+    fail "dave's stage 8 is missing: $(row dave)"
+for f in class-report.html class-report.csv; do [ -s "$work/$f" ] || fail "no $f beside class.csv"; done
+grep -q "alice" "$work/class-report.html" || fail "the class report does not list the students"
+grep -q "^points,8," "$work/class-report.csv" || fail "the report's CSV has no points distribution for stage 8"
+
+echo "== 3. a changed submission"
+echo "// a late edit" >> "$work/class/alice/08_one_pass/reduce_one_pass.cu"
+grade > "$work/third.log" 2>&1 || fail "the third run failed: $(cat "$work/third.log")"
+cat "$work/third.log"
+grep -q "^3 of 4 submission(s) already graded and unchanged: skipped" "$work/third.log" &&
+    grep -q "^grading 1 submission(s)" "$work/third.log" && grep -q "alice: 8/10 points" "$work/third.log" ||
+    fail "only alice's changed submission must be graded again"
+
+echo "== 4. past the time limit"
+mkdir -p "$work/late"
+cp -r "$work/class/alice" "$work/late/erin"
+"${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 2 \
+    > "$work/late.log" 2>&1 || fail "a timed-out submission is a grade, not a failure of the class: $(cat "$work/late.log")"
+grep -q '^erin,,,,timed out,"\{0,1\}stopped after the time limit of 2 s' "$work/late.csv" ||
+    fail "erin's row must say timed out: $(cat "$work/late.csv")"
+pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading left processes behind"
+
+echo "== 5. bad command lines"
+expect_usage() { # WORDS ARGS...: exit 2 and a message with WORDS
+    local words=$1 status=0
+    shift
+    "${grader[@]}" "$@" > "$work/usage.log" 2>&1 || status=$?
+    [ "$status" -eq 2 ] && grep -q "$words" "$work/usage.log" || fail "grade_class.py $* exited $status: $(cat "$work/usage.log")"
+}
+expect_usage "is not a folder of submissions" "$work/nowhere"
+expect_usage "there is no stage 99" "$work/class" --stages 99
+expect_usage "GPU numbers such as 0,1 or none" "$work/class" --gpus first
+expect_usage "time-limit must be 1 second or more" "$work/class" --time-limit 0
+mkdir -p "$work/empty"
+expect_usage "has no sub-folder" "$work/empty"
+echo "PASS: interrupted, resumed, changed, timed out and bad usage all behave"
