@@ -104,21 +104,37 @@ def parse_stage_list(text, known):
     return sorted(numbers)
 
 
+def kit_is_a_git_checkout():
+    return subprocess.run(["git", "-C", KIT, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True).returncode == 0
+
+
 def committed_skeleton(stage_file):
     """The unfilled skeleton as committed: never the kit's working copy of labs/, which an
-    instructor may have filled in (a broken submission would then get the instructor's answer)."""
+    instructor may have filled in (a broken submission would then get the instructor's answer).
+    A copy of the kit that is not a git checkout has only its working copy."""
+    if not kit_is_a_git_checkout():
+        with open(os.path.join(KIT, "labs", stage_file), "rb") as f:
+            return f.read()
     try:
         return subprocess.run(["git", "-C", KIT, "show", "HEAD:labs/" + stage_file], check=True,
                               capture_output=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        raise SystemExit("grade_class.py: cannot read the committed skeleton labs/%s (is %s a git checkout?)"
-                         % (stage_file, KIT))
+        raise SystemExit("grade_class.py: cannot read the committed skeleton labs/%s" % stage_file)
 
 
 # ------------------------------------------------------------------------------ the fingerprints
 def kit_fingerprint(options_text):
-    """The kit's grading code as committed plus any uncommitted change to it, and the options."""
+    """The kit's grading code as committed plus any uncommitted change to it, and the options
+    (without git: the files themselves)."""
     h = hashlib.sha256(options_text.encode())
+    if not kit_is_a_git_checkout():
+        for path in KIT_GRADING_PATHS:
+            for top, dirs, files in os.walk(os.path.join(KIT, path)):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "__pycache__")))
+                for name in sorted(files):
+                    with open(os.path.join(top, name), "rb") as f:
+                        h.update(os.path.relpath(os.path.join(top, name), KIT).encode() + b"\0" + f.read())
+        return h.hexdigest()
     for path in KIT_GRADING_PATHS:
         tree = subprocess.run(["git", "-C", KIT, "rev-parse", "HEAD:" + path], capture_output=True, text=True)
         h.update(("%s %s\n" % (path, tree.stdout.strip())).encode())
@@ -824,11 +840,11 @@ def main(argv):
             fail_usage("--gpus takes GPU numbers such as 0,1 or none, not '%s'" % args.gpus)
     cpus = args.cpus or cpu_count()
     cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
-    # Per submission on a GPU: the build and CTest each get the cores shared among the GPUs;
-    # on the emulator: a submission per core, its tests one at a time.
+    # On GPUs: each GPU grades one submission while the next one builds, the cores shared out
+    # evenly among those 2 x GPUs jobs. On the emulator: a submission per core.
     if gpus:
-        share = max(1, cpus // len(gpus))
-        build_jobs, grade_jobs, lanes = share, share, 2 * len(gpus)  # one building ahead of each GPU
+        share = max(1, cpus // (2 * len(gpus)))
+        build_jobs, grade_jobs, lanes = share, share, 2 * len(gpus)
     else:
         build_jobs, grade_jobs, lanes = min(cpus, 2), 1, cpus
     # Graded on a GPU or on the emulator: a class graded one way is graded again the other way.
