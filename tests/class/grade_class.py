@@ -115,11 +115,14 @@ def committed_skeleton(stage_file):
     if not kit_is_a_git_checkout():
         with open(os.path.join(KIT, "labs", stage_file), "rb") as f:
             return f.read()
-    try:
-        return subprocess.run(["git", "-C", KIT, "show", "HEAD:labs/" + stage_file], check=True,
-                              capture_output=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        raise SystemExit("grade_class.py: cannot read the committed skeleton labs/%s" % stage_file)
+    shown = subprocess.run(["git", "-C", KIT, "show", "HEAD:labs/" + stage_file], capture_output=True)
+    if shown.returncode == 0:
+        return shown.stdout
+    try:  # not committed yet (a new stage): the working copy is all there is
+        with open(os.path.join(KIT, "labs", stage_file), "rb") as f:
+            return f.read()
+    except OSError:
+        raise SystemExit("grade_class.py: the kit has no skeleton labs/%s, committed or not" % stage_file)
 
 
 # ------------------------------------------------------------------------------ the fingerprints
@@ -549,8 +552,8 @@ class Progress:
             else:
                 what = record["outcome"]
             gpu = record["where"].get("gpu")
-            where = "GPU %s" % gpu if gpu not in (None, "emulator") else "the CPU emulator"
-            print("[%*d/%d] %s: %s in %s on %s (%s)" % (
+            where = "" if gpu is None else " on GPU %s" % gpu if gpu != "emulator" else " on the CPU emulator"
+            print("[%*d/%d] %s: %s in %s%s (%s)" % (
                 self.width, self.done, self.to_grade, record["student"], what,
                 duration(record["seconds"].get("total", 0)), where,
                 self.estimate(self.done, self.to_grade - self.done)), flush=True)
