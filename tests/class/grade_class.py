@@ -693,6 +693,18 @@ def slurm_submit(settings, todo):
     return job
 
 
+def slurm_job_still_queued(settings):
+    """The job array this build root last submitted, if squeue still lists any of its tasks: a second
+    array would grade the same students into the same folders at the same time."""
+    try:
+        with open(os.path.join(settings["build_root"], "slurm", "job.json"), encoding="utf-8") as f:
+            job = json.load(f)["job"]
+    except (OSError, ValueError, KeyError):
+        return None
+    queued = slurm_command(["squeue", "-h", "-r", "-j", job, "-o", "%K"])
+    return job if queued.returncode == 0 and queued.stdout.strip() else None
+
+
 def slurm_task_states(job):
     """{task index: (state, reason)} from scontrol (finished tasks stay there for MinJobAge)."""
     result = slurm_command(["scontrol", "show", "job", "-o", job])
@@ -714,6 +726,7 @@ def slurm_task_states(job):
 def slurm_wait(settings, job, tasks):
     """Waits until no task of the job array is queued or running, printing progress."""
     progress = Progress(len(tasks))
+    done_before = sum(1 for t in tasks if current_record(settings, t["student"], t["fingerprint"]))
     last = None
     while True:
         queued = slurm_command(["squeue", "-h", "-r", "-j", job, "-o", "%K %T"])
@@ -723,7 +736,8 @@ def slurm_wait(settings, job, tasks):
         running = sum(1 for l in lines if len(l) > 1 and l[1] in ("RUNNING", "COMPLETING", "CONFIGURING"))
         done = sum(1 for t in tasks if current_record(settings, t["student"], t["fingerprint"]))
         line = "job %s: %d of %d graded, %d running, %d waiting (%s)" % (
-            job, done, len(tasks), running, len(lines) - running, progress.estimate(done, len(tasks) - done))
+            job, done, len(tasks), running, len(lines) - running,
+            progress.estimate(done - done_before, len(tasks) - done))  # the pace since this wait began
         if (done, running, len(lines)) != last:
             print(line, flush=True)
             last = (done, running, len(lines))
@@ -743,7 +757,10 @@ def slurm_merge(settings, job, tasks, records):
         if record:
             records[t["student"]] = record
             continue
-        state, reason = states.get(i, ("UNKNOWN", "scontrol no longer knows the task (MinJobAge)"))
+        # A task cancelled while pending leaves no record in slurmctld at all; a finished one is
+        # forgotten MinJobAge (300 s by default) after it ended.
+        state, reason = states.get(i, ("UNKNOWN", "slurmctld has no record of it: cancelled before it started, "
+                                                  "or ended longer ago than its MinJobAge"))
         tail = ""
         try:
             with open(os.path.join(folder, "task-%d.out" % i), encoding="utf-8", errors="replace") as f:
@@ -770,9 +787,14 @@ def run_task(manifest_path, index):
     settings["stage_files"] = {k: settings["stage_files"][k] for k in settings["stages"]}
     settings["skeletons"] = {name: committed_skeleton(name) for name in settings["stage_files"].values()}
     children = Children()
-    signal.signal(signal.SIGTERM, lambda *a: children.stop_all())
-    record = Grader(settings, children).grade(task["student"], task["folder"], task["fingerprint"],
-                                              Lease(CpuBudget(cpus), None, cpus, cpus))
+    signal.signal(signal.SIGTERM, lambda *a: children.stop_all())  # scancel, the job's time limit
+    try:
+        record = Grader(settings, children).grade(task["student"], task["folder"], task["fingerprint"],
+                                                  Lease(CpuBudget(cpus), None, cpus, cpus))
+    except Killed:
+        print("%s: not graded: the task was stopped (scancel, the job's --time, or the node going down); "
+              "its processes were killed" % task["student"], flush=True)
+        return 1
     print("%s: %s (%s)" % (task["student"], record["outcome"], record["notes"] or "no notes"))
     return 0
 
@@ -889,6 +911,10 @@ def main(argv):
             report = write_outputs(settings, records)
             print("nothing to submit: every submission is graded: %s, %s" % (csv_path, report))
             return 0
+        still = slurm_job_still_queued(settings)
+        if still:
+            fail_usage("job array %s, submitted from %s, still has tasks queued or running: --attach waits for "
+                       "it (or scancel %s, then --slurm again)" % (still, build_root, still))
         job = slurm_submit(settings, todo)
         if args.no_wait:
             print("not waiting (--no-wait): the same command with --attach instead of --slurm waits and merges")
@@ -921,6 +947,13 @@ def attach(settings, records):
             tasks = json.load(f)["tasks"]
     except (OSError, ValueError, KeyError):
         fail_usage("--attach: %s has no job array submitted by --slurm (no %s)" % (settings["build_root"], job_file))
+    def stop_waiting(signum, frame):
+        print("\ngrade_class.py: stopped waiting; job array %s goes on without this process: the same command "
+              "with --attach waits for it again and merges its results" % job["job"], file=sys.stderr, flush=True)
+        sys.exit(1)
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, stop_waiting)
     slurm_wait(settings, job["job"], tasks)
     failed = slurm_merge(settings, job["job"], tasks, records)
     report = write_outputs(settings, records, failed)
