@@ -5,9 +5,30 @@
 # Usage: tests/class/time_a_class.sh OUT [COUNT] [STAGES]
 #   OUT     a folder for the CSVs, the logs and timings.json (one line per run)
 #   COUNT   submissions in the class (default 16); STAGES  what is graded (default 7,8)
+#        tests/class/time_a_class.sh compare A.csv B.csv
+#   checks that two runs' CSVs give every student the same points (runs made apart, say on one
+#   GPU in one session of a lent machine and on two in the next)
 # KIT_CLASS_TIME_LIMIT (seconds) stops a run early; its CSV then holds the students graded so far.
+# KIT_CLASS_GPU_RUNS picks the runs: GPU lists separated by spaces, e.g. "0" or "0,1" (default:
+# "0 0,1" with two GPUs, "0" with one, "none" without).
 set -euo pipefail
 kit=$(cd "$(dirname "$0")/../.." && pwd)
+same_points() { # A.csv B.csv: every column but the notes (they name each run's own folders)
+    local a b
+    a=$(head -n 1 "$1" | tr ',' '\n' | wc -l)
+    b=$(head -n 1 "$2" | tr ',' '\n' | wc -l)
+    if diff <(cut -d, -f1-"$((a - 1))" "$1") <(cut -d, -f1-"$((b - 1))" "$2"); then
+        echo "same points in $1 and $2 ($(($(wc -l < "$1") - 1)) students)"
+    else
+        echo "the points differ between $1 and $2 (above)"
+        return 1
+    fi
+}
+if [ "${1:-}" = compare ]; then
+    [ $# -eq 3 ] || { echo "usage: time_a_class.sh compare A.csv B.csv" >&2; exit 2; }
+    same_points "$2" "$3"
+    exit
+fi
 out=${1:?usage: time_a_class.sh OUT [COUNT] [STAGES]}
 count=${2:-16}
 stages=${3:-7,8}
@@ -18,6 +39,7 @@ gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ' || true)
 runs="0"
 [ "${gpus:-0}" -ge 2 ] && runs="0 0,1"
 [ "${gpus:-0}" -ge 1 ] || runs="none"
+runs=${KIT_CLASS_GPU_RUNS:-$runs}
 for list in $runs; do
     name="gpus-${list//,/-}"
     started=$(date +%s)
@@ -26,19 +48,13 @@ for list in $runs; do
         "$out/$name.csv" "$class/root-$name" --stages "$stages" --gpus "$list" > "$out/$name.log" 2>&1 || status=$?
     seconds=$(($(date +%s) - started))
     graded=$(($(wc -l < "$out/$name.csv") - 1))
-    printf '{"gpus": "%s", "submissions": %d, "graded": %d, "stages": "%s", "seconds": %d, "exit": %d, "host": "%s", "gpu": "%s", "date": "%s"}\n' \
-        "$list" "$count" "$graded" "$stages" "$seconds" "$status" "$(hostname)" \
+    printf '{"gpus": "%s", "cpus": %d, "submissions": %d, "graded": %d, "stages": "%s", "seconds": %d, "exit": %d, "host": "%s", "gpu": "%s", "date": "%s"}\n' \
+        "$list" "$(nproc)" "$count" "$graded" "$stages" "$seconds" "$status" "$(hostname)" \
         "$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)" "$(date -u +%F)" >> "$out/timings.json"
     tail -n 1 "$out/timings.json"
 done
-# The same points for every student in every run (the notes name each run's own folders).
+# The same points for every student in every run.
 if [ "$runs" = "0 0,1" ]; then
-    if diff <(cut -d, -f1-"$(($(head -n 1 "$out/gpus-0.csv" | tr ',' '\n' | wc -l) - 1))" "$out/gpus-0.csv") \
-            <(cut -d, -f1-"$(($(head -n 1 "$out/gpus-0-1.csv" | tr ',' '\n' | wc -l) - 1))" "$out/gpus-0-1.csv"); then
-        echo "same points on 1 GPU and on 2 GPUs"
-    else
-        echo "the points differ between 1 GPU and 2 GPUs (above)"
-        exit 1
-    fi
+    same_points "$out/gpus-0.csv" "$out/gpus-0-1.csv"
 fi
 rm -rf "$class"
