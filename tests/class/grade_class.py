@@ -338,6 +338,7 @@ class Grader:
         _, notes = self.prepare(student, folder, p)
         try:
             with lease.building():
+                build_started = time.monotonic()
                 ok, log = self.configure_and_build(p, deadline)
                 broken = [] if ok else self.files_that_failed(log)
                 if broken:
@@ -349,20 +350,20 @@ class Grader:
                         notes.append("%s does not compile (graded as unfilled; the compiler's messages: %s)"
                                      % (name, kept))
                     ok, log = self.configure_and_build(p, deadline)
-            built_at = time.monotonic()
-            record["seconds"]["build"] = round(built_at - started, 1)
+                record["seconds"]["build"] = round(time.monotonic() - build_started, 1)
             if not ok:
                 record["outcome"] = "build failed"
                 notes.append("the kit did not build with this submission (see %s)" % log)
             else:
                 with lease.grading() as gpu:
+                    grade_started = time.monotonic()
                     record["where"]["gpu"] = gpu if gpu is not None else self.s["gpu_label"]
                     env = self.build_environment()
                     if gpu is not None:
                         env["CUDA_VISIBLE_DEVICES"] = gpu
                     self.children.run(["cmake", "--build", p["build"], "--target", "check-grade"],
                                       os.path.join(p["logs"], "check.log"), deadline, env)
-                record["seconds"]["grade"] = round(time.monotonic() - built_at, 1)
+                    record["seconds"]["grade"] = round(time.monotonic() - grade_started, 1)
                 self.read_grade(os.path.join(p["build"], "grade"), record, notes)
         except Killed as why:
             if str(why) == "interrupted":
@@ -370,6 +371,7 @@ class Grader:
             record["outcome"] = "timed out"
             notes.append("stopped after the time limit of %s (--time-limit); its processes were killed"
                          % duration(self.s["time_limit"]))
+        # total: from the start of this submission, waiting for cores or a GPU included
         record["seconds"]["total"] = round(time.monotonic() - started, 1)
         record["notes"] = "; ".join(notes)
         record["finished"] = now_iso()
@@ -469,12 +471,23 @@ class Lease:
     """What one submission may use: build_jobs cores while it builds; then a GPU of its own (when
     there are GPUs) and grade_jobs cores while CTest grades it."""
 
-    def __init__(self, budget, pool, build_jobs, grade_jobs):
+    def __init__(self, budget, pool, build_jobs, grade_jobs, primed=None, primes=False):
         self.budget, self.pool = budget, pool
         self.build_jobs, self.grade_jobs = build_jobs, grade_jobs
+        self.primed, self.primes = primed, primes
 
+    @contextlib.contextmanager
     def building(self):
-        return self.budget.take(self.build_jobs)
+        """primed: an event set once the first build of the class is done (the priming one, whose
+        lease primes=True) and every build waits for."""
+        if self.primed is not None and not self.primes:
+            self.primed.wait()
+        try:
+            with self.budget.take(self.build_jobs):
+                yield
+        finally:
+            if self.primes:
+                self.primed.set()
 
     @contextlib.contextmanager
     def grading(self):
@@ -598,6 +611,10 @@ def grade_here(settings, todo, records):
     queue = list(todo)
     lock = threading.Lock()
     failures = []
+    # The first build primes the compiler cache alone, with every core; the others wait for it.
+    # Without it every lane compiles the whole kit from a cold cache at the same time.
+    primed = threading.Event() if settings.get("ccache") and len(todo) > 1 else None
+    first = [primed is not None]
 
     def worker():
         while True:
@@ -605,7 +622,9 @@ def grade_here(settings, todo, records):
                 if not queue or children.stopping:
                     return
                 student, folder, fp = queue.pop(0)
-            lease = Lease(budget, pool, settings["build_jobs"], settings["grade_jobs"])
+                primes, first[0] = first[0], False
+            lease = Lease(budget, pool, settings["cpus"] if primes else settings["build_jobs"],
+                          settings["grade_jobs"], primed, primes)
             try:
                 record = grader.grade(student, folder, fp, lease)
             except Killed:

@@ -52,6 +52,8 @@ for list in $runs; do
         "$list" "$(nproc)" "$count" "$graded" "$stages" "$seconds" "$status" "$(hostname)" \
         "$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)" "$(date -u +%F)" >> "$out/timings.json"
     tail -n 1 "$out/timings.json"
+    mkdir -p "$out/records-$name" # each student's record: build and grading seconds, GPU, points
+    cp "$class/root-$name/results/"*.json "$out/records-$name/" 2> /dev/null || true
 done
 # The same points for every student in every run.
 if [ "$runs" = "0 0,1" ]; then
