@@ -2,12 +2,16 @@
 # the grade report.
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
 #         -DJOBS=N -DGENERATOR=... [-DRELEASED=1,2,3] [-DBUILD_ALL=ON | -DBUILD_TARGET=T]
-#         [-DSTAGE=K | -DLABEL=grade] -P check.cmake
+#         [-DSTAGE=K | -DLABEL=grade [-DPART=emulated|gpu]] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit), BUILD_TARGET
 # one target (make check-grade: the grading programs). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
 # target's, after the report is printed; CTest writes JUnit XML next to the results. A build
 # that can grade nothing (no usable GPU, no CPU emulator) ends non-zero, naming the package.
+# PART splits check-grade in two for tests/class/grade_class.py, so that a GPU is lent to a
+# submission only while its GPU tests run: PART=emulated runs the tests on the CPU emulator
+# (label emulated) and writes no report; PART=gpu then runs the others, keeping the emulated
+# results, and reports on both.
 if(STAGE)
   file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*" "${RESULTS}/not-graded.txt")
   set(select -L "^stage${STAGE}$")
@@ -21,12 +25,21 @@ else()
     set(select -L "^${LABEL}$")
   endif()
   set(junit "${RESULTS}/junit.xml")
+  if(PART STREQUAL "emulated")
+    list(APPEND select -L "^emulated$")
+    set(junit "${RESULTS}/junit-emulated.xml")
+  elseif(PART STREQUAL "gpu")
+    list(APPEND select -LE "^emulated$")
+    set(old "") # the emulated part's results stay
+  elseif(PART)
+    message(FATAL_ERROR "check.cmake: PART is emulated or gpu, not '${PART}'")
+  endif()
   set(report_args --json "${RESULTS}/results.json" --csv "${RESULTS}/summary.csv" --student "${STUDENT}")
   if(RELEASED) # the stages of this edition (a student edition: those handed out so far)
     list(APPEND report_args --stages "${RELEASED}")
   endif()
 endif()
-if(old)
+if(old AND NOT PART STREQUAL "gpu")
   file(REMOVE ${old})
 endif()
 # The grader's self-tests grade their corpora into folders of their own: start them afresh too.
@@ -69,6 +82,10 @@ execute_process(COMMAND "${CTEST}" --test-dir "${BUILD}" --output-on-failure -j 
                 RESULT_VARIABLE tests_failed)
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
+if(PART STREQUAL "emulated") # the report comes with the GPU part
+  message("check-grade-emulated: the emulated tests took ${seconds} s; check-grade-on-gpu runs the rest and reports")
+  return()
+endif()
 string(TIMESTAMP today "%Y-%m-%d")
 
 execute_process(COMMAND "${REPORT}" --results "${RESULTS}" --config "${CONFIG}"

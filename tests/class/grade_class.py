@@ -14,7 +14,7 @@ Usage:
                       past it, its processes are killed and its row says "timed out"
   --fresh             grade every submission again (default: resume, skipping the submissions
                       already graded, unless the submission, the kit or the options changed)
-  --gpus LIST         the GPUs to grade on, one submission each at a time: 0,1 or none
+  --gpus LIST         the GPUs to grade on, each running one submission's GPU tests at a time: 0,1 or none
                       (default: CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi lists; none: the
                       CPU emulator, submissions spread over the CPU cores)
   --cpus N            the CPU cores builds and tests may use together (default: all of them)
@@ -39,8 +39,9 @@ resumes where it stopped; the CSV is rewritten (atomically) after every student.
 
 Exit status: 0 when every submission has a grade (a broken one's grade may be 0); 1 when some
 could not be graded (interrupted, or Slurm tasks that failed to run: listed apart); 2 for bad
-usage. Each speed case runs alone on its GPU: one submission per GPU at a time, and CTest runs
-the speed tests of a submission serially (RUN_SERIAL).
+usage. Each speed case runs alone on its GPU: a submission's emulated tests run first, on the CPU
+alone (make check-grade-emulated), then its GPU tests and the report (make check-grade-on-gpu) on
+a GPU lent to it alone, and CTest runs the speed tests of a submission serially (RUN_SERIAL).
 """
 import argparse
 import contextlib
@@ -355,14 +356,24 @@ class Grader:
                 record["outcome"] = "build failed"
                 notes.append("the kit did not build with this submission (see %s)" % log)
             else:
+                env = self.build_environment()
+                check_log = os.path.join(p["logs"], "check.log")
+                target = "check-grade"
+                if lease.pool is not None:
+                    # The emulated tests first, on the CPU alone: a GPU is lent only for the rest.
+                    with lease.emulating():
+                        emulated_started = time.monotonic()
+                        env["CUDA_VISIBLE_DEVICES"] = ""  # the emulated tests never touch a GPU
+                        self.children.run(["cmake", "--build", p["build"], "--target", "check-grade-emulated"],
+                                          check_log, deadline, env)
+                        record["seconds"]["emulated"] = round(time.monotonic() - emulated_started, 1)
+                    target = "check-grade-on-gpu"
                 with lease.grading() as gpu:
                     grade_started = time.monotonic()
                     record["where"]["gpu"] = gpu if gpu is not None else self.s["gpu_label"]
-                    env = self.build_environment()
                     if gpu is not None:
                         env["CUDA_VISIBLE_DEVICES"] = gpu
-                    self.children.run(["cmake", "--build", p["build"], "--target", "check-grade"],
-                                      os.path.join(p["logs"], "check.log"), deadline, env)
+                    self.children.run(["cmake", "--build", p["build"], "--target", target], check_log, deadline, env)
                     record["seconds"]["grade"] = round(time.monotonic() - grade_started, 1)
                 self.read_grade(os.path.join(p["build"], "grade"), record, notes)
         except Killed as why:
@@ -488,6 +499,10 @@ class Lease:
         finally:
             if self.primes:
                 self.primed.set()
+
+    def emulating(self):
+        """The emulated tests of a submission graded on GPUs: cores, no GPU."""
+        return self.budget.take(self.grade_jobs)
 
     @contextlib.contextmanager
     def grading(self):
@@ -884,11 +899,12 @@ def main(argv):
             fail_usage("--gpus takes GPU numbers such as 0,1 or none, not '%s'" % args.gpus)
     cpus = args.cpus or cpu_count()
     cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
-    # On GPUs: each GPU grades one submission while the next one builds, the cores shared out
-    # evenly among those 2 x GPUs jobs. On the emulator: a submission per core.
+    # On GPUs: each GPU runs one submission's GPU tests while two more build or run their
+    # emulated tests on the CPU, the cores shared out evenly among those 3 x GPUs jobs. On the
+    # emulator: a submission per core.
     if gpus:
-        share = max(1, cpus // (2 * len(gpus)))
-        build_jobs, grade_jobs, lanes = share, share, 2 * len(gpus)
+        share = max(1, cpus // (3 * len(gpus)))
+        build_jobs, grade_jobs, lanes = share, share, 3 * len(gpus)
     else:
         build_jobs, grade_jobs, lanes = min(cpus, 2), 1, cpus
     # Graded on a GPU or on the emulator: a class graded one way is graded again the other way.
@@ -940,7 +956,7 @@ def main(argv):
             return 0
         return attach(settings, records)
 
-    where = ("%d GPU(s) (%s), one submission each at a time; %d CPU cores: builds -j%d, tests -j%d"
+    where = ("%d GPU(s) (%s), one submission's GPU tests each at a time; %d CPU cores: builds -j%d, tests -j%d"
              % (len(gpus), ",".join(gpus), cpus, build_jobs, grade_jobs) if gpus else
              "the CPU emulator (no GPU): up to %d submission(s) at once on %d CPU cores" % (lanes, cpus))
     print("grading %d submission(s) of %s, stage(s) %s, on %s" % (
