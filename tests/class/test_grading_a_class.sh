@@ -8,7 +8,9 @@
 #      file missing), with the class report beside the CSV;
 #   3. a changed submission is graded again, alone;
 #   4. a submission that overruns --time-limit is stopped and its row says "timed out";
-#   5. bad command lines exit 2 with one clear line.
+#   5. graded in two parts as on GPUs (check-grade-emulated, then check-grade-on-gpu; --gpus 0,
+#      where the GPU tests skip without a GPU): the same points, both parts' results kept;
+#   6. bad command lines exit 2 with one clear line.
 # Usage: test_grading_a_class.sh   (ctest: class_grading_resumes_after_an_interruption_...)
 set -euo pipefail
 kit=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,7 +77,20 @@ grep -q '^erin,,,,timed out,"\{0,1\}stopped after the time limit of 2 s' "$work/
     fail "erin's row must say timed out: $(cat "$work/late.csv")"
 pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading left processes behind"
 
-echo "== 5. bad command lines"
+echo "== 5. graded in two parts, as on GPUs (--gpus 0): the emulated tests, then the rest"
+# Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10; on a GPU, 10 of 10.
+expected="alice,8,8,10,graded,"
+nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,graded,"
+mkdir -p "$work/two"
+cp -r "$work/class/alice" "$work/two/alice"
+"${grader[@]}" "$work/two" "$work/two.csv" "$work/two-root" --stages 8 --gpus 0 --keep-builds \
+    > "$work/two.log" 2>&1 || fail "the two-part grading failed: $(cat "$work/two.log")"
+grep -qx "$expected" "$work/two.csv" || fail "graded in two parts, alice's row must be $expected: $(cat "$work/two.csv")"
+for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv; do
+    [ -f "$work/two-root/students/alice/grade/$f" ] || fail "the two-part grading left no $f: the emulated part's results must stay"
+done
+
+echo "== 6. bad command lines"
 expect_usage() { # WORDS ARGS...: exit 2 and a message with WORDS
     local words=$1 status=0
     shift
