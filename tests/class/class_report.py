@@ -198,6 +198,17 @@ def counted_failures(record):
         if part != "correctness" and stage in incorrect and (word != "FAIL" or message.startswith("not timed")):
             continue  # "not timed, because the stage is not correct": its correctness failure says why
         failures.append((stage, part, message))
+    # A stage file that was missing or did not compile was graded as the unfilled skeleton: its
+    # failure is that, not the skeleton's "fill in the TODO" (tests/class/grade_class.py, "replaced").
+    replaced = {}
+    for name, why in (record.get("replaced") or {}).items():
+        for stage in {f[0] for f in failures}:
+            if re.match(r"^%02d_" % stage, str(name)):
+                replaced[stage] = "%s %s: graded as the unfilled skeleton" % (name, why)
+    if replaced:
+        failures = [f for f in failures if f[0] not in replaced]
+        failures += [(stage, "correctness", message) for stage, message in replaced.items()]
+        failures.sort(key=lambda f: f[0])
     return failures
 
 
@@ -289,8 +300,10 @@ def counts_of(records, failed_to_run):
         counts[outcome] = sum(1 for r in records if r.get("outcome") == outcome)
     counts["other"] = sum(1 for r in records if r.get("outcome") not in OUTCOMES)
     counts["failed to run"] = len(failed_only)
+    # graded_on: what the grade report says graded it (a GPU lent to it may not have answered)
     counts["on the CPU emulator"] = sum(1 for r in records if is_graded(r) and
-                                        (r.get("where") or {}).get("gpu") == "emulator")
+                                        (r.get("graded_on") == "emulator" or
+                                         (r.get("where") or {}).get("gpu") == "emulator"))
     return counts
 
 

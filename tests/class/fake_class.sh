@@ -5,14 +5,21 @@
 #   carol  the solutions, with stage 7 left unfilled and stages 2 and 8 not compiling
 #   dave   the solutions, with stage 8's file missing and stage 7's a symbolic link to the answer
 # Usage: tests/class/fake_class.sh OUTPUT_FOLDER [COUNT]
+#   OUTPUT_FOLDER  a new or empty folder (one that holds anything else is refused, never wiped)
 #   COUNT  how many submissions (default 4): past the first four, the kinds repeat as alice5,
 #          bob6, carol7, dave8, alice9, ... (a class to time: tests/class/grade_class.py on 1 or 2 GPUs)
 set -eu
 kit=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: fake_class.sh OUTPUT_FOLDER [COUNT]}
+usage() { echo "usage: tests/class/fake_class.sh OUTPUT_FOLDER [COUNT]  (a new or empty folder; COUNT default 4)" >&2; exit 2; }
+case ${1:-} in '' | -*) [ "${1:-}" = -h ] || [ "${1:-}" = --help ] && { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }; usage ;; esac
+[ $# -le 2 ] || usage
+out=$1
 count=${2:-4}
 case $count in '' | *[!0-9]* | 0) echo "fake_class.sh: COUNT must be a number of submissions, 1 or more, not '$count'" >&2; exit 2 ;; esac
-rm -rf "$out"
+if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
+    echo "fake_class.sh: $out already exists and is not an empty folder: name a new one (nothing was changed)" >&2
+    exit 2
+fi
 mkdir -p "$out"
 i=1
 while [ "$i" -le "$count" ]; do
@@ -45,4 +52,6 @@ while [ "$i" -le "$count" ]; do
     esac
     i=$((i + 1))
 done
-echo "$count submission(s) in $out: alice (all correct), bob (races in stages 3 and 8), carol (stage 7 unfilled, stages 2 and 8 do not compile), dave (stage 8 missing, stage 7 a link to the answer)${count#4}" | sed 's/)[0-9]*$/)/'
+kinds="alice (all correct)|bob (races in stages 3 and 8)|carol (stage 7 unfilled, stages 2 and 8 do not compile)|dave (stage 8 missing, stage 7 a link to the answer)"
+shown=$(echo "$kinds" | cut -d'|' -f1-"$((count < 4 ? count : 4))" | sed 's/|/, /g')
+echo "$count submission(s) in $out: $shown"

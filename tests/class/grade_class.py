@@ -69,6 +69,8 @@ sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__
 
 # What the grading depends on besides the submission: a change here grades everyone again.
 KIT_GRADING_PATHS = ["CMakeLists.txt", "common", "emu", "labs", "solutions", "tests"]
+# ... but not the class grader and its tests: a change to the report grades no one again.
+NOT_GRADING_PATHS = ["tests/class", "tests/slurm"]
 OUTCOMES = ("graded", "build failed", "timed out", "no grade report")
 
 
@@ -96,6 +98,8 @@ def parse_stage_list(text, known):
         if not m:
             fail_usage("--stages: '%s' is neither a stage number nor a range like 1-3" % item)
         low, high = int(m.group(1)), int(m.group(m.lastindex))
+        if low > high:
+            fail_usage("--stages: the range %s runs backwards (%d-%d?)" % (item, high, low))
         for k in range(low, high + 1):
             if k not in known:
                 fail_usage("--stages: there is no stage %d (common/stages.def has %d-%d)" % (k, min(known), max(known)))
@@ -134,15 +138,18 @@ def kit_fingerprint(options_text):
     if not kit_is_a_git_checkout():
         for path in KIT_GRADING_PATHS:
             for top, dirs, files in os.walk(os.path.join(KIT, path)):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "__pycache__")))
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build", "__pycache__")) and
+                                 os.path.relpath(os.path.join(top, d), KIT) not in NOT_GRADING_PATHS)
                 for name in sorted(files):
                     with open(os.path.join(top, name), "rb") as f:
                         h.update(os.path.relpath(os.path.join(top, name), KIT).encode() + b"\0" + f.read())
         return h.hexdigest()
-    for path in KIT_GRADING_PATHS:
-        tree = subprocess.run(["git", "-C", KIT, "rev-parse", "HEAD:" + path], capture_output=True, text=True)
-        h.update(("%s %s\n" % (path, tree.stdout.strip())).encode())
-    diff = subprocess.run(["git", "-C", KIT, "diff", "HEAD", "--"] + KIT_GRADING_PATHS, capture_output=True)
+    pathspec = KIT_GRADING_PATHS + [":(exclude)" + path for path in NOT_GRADING_PATHS]
+    tree = subprocess.run(["git", "-C", KIT, "ls-tree", "-r", "HEAD", "--"] + KIT_GRADING_PATHS, capture_output=True)
+    for line in tree.stdout.splitlines(keepends=True):  # "mode type hash\tpath"
+        if not any(line.split(b"\t", 1)[-1].startswith(path.encode() + b"/") for path in NOT_GRADING_PATHS):
+            h.update(line)
+    diff = subprocess.run(["git", "-C", KIT, "diff", "HEAD", "--"] + pathspec, capture_output=True)
     h.update(diff.stdout)
     return h.hexdigest()
 
@@ -179,6 +186,9 @@ def fingerprint(kit_print, files):
 def write_atomically(path, text):
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600: TAs read the grades too
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
         f.write(text)
     os.replace(temporary, path)
@@ -275,6 +285,7 @@ class Grader:
 
     def prepare(self, student, folder, p):
         """A private copy of the graded stage files (regular files only), the skeleton for the rest."""
+        replaced = {}  # {stage file: why the skeleton stands in for it}
         shutil.rmtree(p["top"], ignore_errors=True)
         os.makedirs(p["logs"])
         notes = []
@@ -284,10 +295,11 @@ class Grader:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             if not isinstance(content, bytes):
                 notes.append("%s %s (graded as unfilled)" % (name, content))
+                replaced[name] = content
                 content = self.s["skeletons"][name]
             with open(target, "wb") as f:
                 f.write(content)
-        return files, notes
+        return replaced, notes
 
     def build_environment(self):
         """With ccache, the submissions share every compiled object but their own stage files':
@@ -333,10 +345,12 @@ class Grader:
         started = time.monotonic()
         deadline = started + self.s["time_limit"]
         record = {"student": student, "fingerprint": fingerprint_value, "outcome": None, "notes": "",
+                  "time_limit": self.s["time_limit"],
                   "stages": self.s["stages"], "points": {}, "max_points": {}, "total": None, "max_total": None,
                   "tests": [], "speed": {}, "seconds": {},
                   "where": {"host": socket.gethostname(), "gpu": None, "slurm": self.s.get("slurm_task")}}
-        _, notes = self.prepare(student, folder, p)
+        replaced, notes = self.prepare(student, folder, p)
+        record["replaced"] = replaced
         try:
             with lease.building():
                 build_started = time.monotonic()
@@ -348,6 +362,7 @@ class Grader:
                     for name in broken:
                         with open(os.path.join(p["labs"], name), "wb") as f:
                             f.write(self.s["skeletons"][name])
+                        replaced[name] = "does not compile"
                         notes.append("%s does not compile (graded as unfilled; the compiler's messages: %s)"
                                      % (name, kept))
                     ok, log = self.configure_and_build(p, deadline)
@@ -404,6 +419,10 @@ class Grader:
             return
         row = rows[-1] if rows else {}
         record["tests"] = results.get("tests", [])
+        # What graded it, from the report's header ("..., on NVIDIA H100 80GB HBM3" or "..., on the
+        # kit's CPU emulator"): a GPU lent to it may have been unusable (a driver fault, a wrong --gpus).
+        on = str(results.get("output", "")).rpartition(", on ")[2].strip()
+        record["graded_on"] = "emulator" if ("emulator" in on or on in ("", "no GPU")) else on
         for k in self.s["stages"]:
             value = row.get("stage%d" % k, "")
             record["points"][str(k)] = float(value) if value not in ("", None) else 0.0
@@ -514,6 +533,17 @@ class Lease:
             yield gpu
 
 
+def nvidia_smi_gpus():
+    """The GPU numbers nvidia-smi lists, or None where it does not answer (no driver, not installed)."""
+    try:
+        result = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if result.returncode != 0:
+        return None
+    return [str(i) for i, _ in enumerate(line for line in result.stdout.splitlines() if line.startswith("GPU "))]
+
+
 def visible_gpus():
     """The GPUs this process may use, found without calling CUDA (the grading forks)."""
     listed = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -538,16 +568,26 @@ def cpu_count():
 
 
 # ------------------------------------------------------------------------------------ the class
-def class_csv(records, stages):
-    """The class table: a row per student, a column per graded stage."""
+def class_csv(settings, records, reasons=None):
+    """The class table: a row per student of the class, a column per graded stage. A student with
+    no current grade (not graded yet, a Slurm task that failed to run) has a row too, with empty
+    points, outcome "not graded" and why in the notes: a student is never missing from it.
+    graded_on: the GPU's name, or "emulator" (no speed points there: max_total counts them)."""
+    stages, reasons = settings["stages"], reasons or {}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student"] + ["stage%d" % k for k in stages] + ["total", "max_total", "outcome", "notes"])
-    for r in sorted(records, key=lambda r: r["student"]):
+    writer.writerow(["student"] + ["stage%d" % k for k in stages] + ["total", "max_total", "outcome", "graded_on", "notes"])
+    for student in sorted(set(settings.get("students", [])) | set(records)):
+        r = records.get(student)
+        if r is None:
+            writer.writerow([spreadsheet_safe(student)] + [""] * len(stages) +
+                            ["", "", "not graded", "", reasons.get(student, "not graded yet: the same command grades it")])
+            continue
         points = [("%g" % r["points"][str(k)]) if str(k) in r.get("points", {}) else "" for k in stages]
         total = "" if r.get("total") is None else "%g" % r["total"]
         most = "" if r.get("max_total") is None else "%g" % r["max_total"]
-        writer.writerow([spreadsheet_safe(r["student"])] + points + [total, most, r["outcome"], r.get("notes", "")])
+        writer.writerow([spreadsheet_safe(student)] + points +
+                        [total, most, r["outcome"], r.get("graded_on", ""), r.get("notes", "")])
     return out.getvalue()
 
 
@@ -580,7 +620,12 @@ class Progress:
             else:
                 what = record["outcome"]
             gpu = record["where"].get("gpu")
-            where = "" if gpu is None else " on GPU %s" % gpu if gpu != "emulator" else " on the CPU emulator"
+            if gpu is None:
+                where = ""
+            elif record.get("graded_on") == "emulator" or gpu == "emulator":
+                where = " on the CPU emulator" + (" (GPU %s was lent: it did not answer)" % gpu if gpu != "emulator" else "")
+            else:
+                where = " on GPU %s" % gpu
             print("[%*d/%d] %s: %s in %s%s (%s)" % (
                 self.width, self.done, self.to_grade, record["student"], what,
                 duration(record["seconds"].get("total", 0)), where,
@@ -598,14 +643,20 @@ def list_submissions(folder):
 def current_record(settings, student, fp):
     """The student's record in results/ if it still holds: same submission, kit and options."""
     record = read_record(os.path.join(settings["build_root"], "results", student + ".json"))
-    if record and record.get("fingerprint") == fp and record.get("outcome") in OUTCOMES:
-        return record
-    return None
+    if not record or record.get("fingerprint") != fp or record.get("outcome") not in OUTCOMES:
+        return None
+    if record["outcome"] == "timed out" and record.get("time_limit", 0) < settings["time_limit"]:
+        return None  # a longer --time-limit than it ran out of: try again
+    return record
 
 
-def write_outputs(settings, records, failed_to_run=()):
+def write_outputs(settings, records, failed_to_run=(), reasons=None):
     """The class CSV, and the class report beside it (CSV-report.html, CSV-report.csv)."""
-    write_atomically(settings["csv"], class_csv(records.values(), settings["stages"]))
+    reasons = dict(reasons or {})
+    for f in failed_to_run:
+        reasons.setdefault(f["student"], "its Slurm task %s failed to run (%s): --slurm again grades it"
+                           % (f["task"], f["state"]))
+    write_atomically(settings["csv"], class_csv(settings, records, reasons))
     import class_report  # tests/class/class_report.py
     stem = os.path.splitext(settings["csv"])[0]
     class_report.write_report(sorted(records.values(), key=lambda r: r["student"]), stem + "-report.html",
@@ -652,7 +703,7 @@ def grade_here(settings, todo, records):
                 continue
             with lock:
                 records[student] = record
-                write_atomically(settings["csv"], class_csv(records.values(), settings["stages"]))
+                write_atomically(settings["csv"], class_csv(settings, records))
             progress.finished(record)
 
     def interrupted(signum, frame):
@@ -715,7 +766,12 @@ def slurm_submit(settings, todo):
             os.remove(os.path.join(folder, old))
     result = slurm_command(["sbatch", "--parsable"] + settings["sbatch"] + [script])
     if result.returncode != 0 or not result.stdout.strip():
-        raise SystemExit("grade_class.py: sbatch refused the job array: %s" % (result.stderr.strip() or result.stdout))
+        hint = ""
+        if "configuration source" in result.stderr or "resolve_ctls" in result.stderr:
+            hint = (" (sbatch found no Slurm configuration: set SLURM_CONF to your cluster's slurm.conf; for "
+                    "the kit's test cluster, source DIR/env.sh after tests/slurm/cluster.sh start DIR)")
+        raise SystemExit("grade_class.py: sbatch refused the job array: %s%s"
+                         % ((result.stderr.strip() or result.stdout).replace("\n", " | "), hint))
     job = result.stdout.strip().split(";")[0]
     write_atomically(os.path.join(folder, "job.json"),
                      json.dumps({"job": job, "manifest": manifest_path, "submitted": now_iso(),
@@ -757,24 +813,44 @@ def slurm_task_states(job):
     return states
 
 
+# squeue's pending reasons that no waiting will clear: the job asks for what its partition lacks.
+SLURM_REASONS_THAT_NEVER_CLEAR = {
+    "PartitionConfig": "more CPUs, memory or GPUs per task than a node of the partition has",
+    "BadConstraints": "constraints no node meets",
+    "PartitionNodeLimit": "more nodes than the partition allows",
+    "PartitionTimeLimit": "a --time above the partition's limit (it is --time-limit plus 10 minutes)",
+    "InvalidAccount": "an account that does not exist",
+    "InvalidQOS": "a QOS that does not exist",
+}
+
+
 def slurm_wait(settings, job, tasks):
     """Waits until no task of the job array is queued or running, printing progress."""
     progress = Progress(len(tasks))
     done_before = sum(1 for t in tasks if current_record(settings, t["student"], t["fingerprint"]))
     last = None
+    warned = set()
     while True:
-        queued = slurm_command(["squeue", "-h", "-r", "-j", job, "-o", "%K %T"])
+        queued = slurm_command(["squeue", "-h", "-r", "-j", job, "-o", "%K %T %r"])
         if queued.returncode != 0 and "Invalid job id" not in queued.stderr:
             raise SystemExit("grade_class.py: squeue failed: %s" % queued.stderr.strip())
         lines = [l.split() for l in queued.stdout.splitlines() if l.strip()]
         running = sum(1 for l in lines if len(l) > 1 and l[1] in ("RUNNING", "COMPLETING", "CONFIGURING"))
+        # Why the waiting ones wait, as squeue says it (Priority, Resources, JobHeldUser, ...)
+        reasons = sorted({l[2] for l in lines if len(l) > 2 and l[1] == "PENDING" and l[2] != "None"})
         done = sum(1 for t in tasks if current_record(settings, t["student"], t["fingerprint"]))
-        line = "job %s: %d of %d graded, %d running, %d waiting (%s)" % (
-            job, done, len(tasks), running, len(lines) - running,
+        line = "job %s: %d of %d graded, %d running, %d waiting%s (%s)" % (
+            job, done, len(tasks), running, len(lines) - running, ": " + ", ".join(reasons) if reasons else "",
             progress.estimate(done - done_before, len(tasks) - done))  # the pace since this wait began
-        if (done, running, len(lines)) != last:
+        if (done, running, len(lines), reasons) != last:
             print(line, flush=True)
-            last = (done, running, len(lines))
+            last = (done, running, len(lines), reasons)
+        never = [r for r in reasons if r in SLURM_REASONS_THAT_NEVER_CLEAR and r not in warned]
+        for reason in never:
+            print("warning: Slurm says the tasks of job %s wait for %s: they cannot run as they were asked (%s). "
+                  "scancel %s, then --slurm again with other --cpus-per-task, --gres or --sbatch options"
+                  % (job, reason, SLURM_REASONS_THAT_NEVER_CLEAR[reason], job), flush=True)
+            warned.add(reason)
         if not lines:
             return
         time.sleep(settings["poll"])
@@ -879,8 +955,10 @@ def main(argv):
     for name in ("cpus", "cpus_per_task"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             fail_usage("--%s must be 1 or more" % name.replace("_", "-"))
-    if args.attach and (args.fresh or args.no_wait):
-        fail_usage("--attach waits for the job array already submitted: it takes neither --fresh nor --no-wait")
+    if args.attach and (args.fresh or args.no_wait or args.slurm):
+        fail_usage("--attach waits for the job array already submitted: it takes neither --slurm, --fresh nor --no-wait")
+    if args.no_wait and not args.slurm:
+        fail_usage("--no-wait goes with --slurm (it submits the job array and returns)")
     all_stages = read_stages()
     stages = parse_stage_list(args.stages, all_stages) if args.stages else sorted(all_stages)
     build_root = os.path.abspath(args.build_root)
@@ -897,6 +975,17 @@ def main(argv):
         gpus = [g.strip() for g in args.gpus.split(",") if g.strip()]
         if not gpus or any(not g.isdigit() for g in gpus):
             fail_usage("--gpus takes GPU numbers such as 0,1 or none, not '%s'" % args.gpus)
+        if len(set(gpus)) != len(gpus):
+            fail_usage("--gpus %s names a GPU twice: two submissions would share it, and a speed case must "
+                       "have its GPU alone" % args.gpus)
+        listed = nvidia_smi_gpus()
+        if listed is None:
+            print("warning: nvidia-smi does not answer here, so GPU(s) %s could not be checked; a submission "
+                  "whose GPU does not work is graded on the CPU emulator, without speed points, and its "
+                  "row says so (graded_on: emulator)" % ",".join(gpus), flush=True)
+        elif any(g not in listed for g in gpus):
+            fail_usage("--gpus %s: nvidia-smi lists %s here" % (
+                args.gpus, "GPU(s) " + ",".join(listed) if listed else "no GPU (grade on the CPU emulator: --gpus none)"))
     cpus = args.cpus or cpu_count()
     cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
     # On GPUs: each GPU runs one submission's GPU tests while two more build or run their
@@ -909,8 +998,8 @@ def main(argv):
         build_jobs, grade_jobs, lanes = min(cpus, 2), 1, cpus
     # Graded on a GPU or on the emulator: a class graded one way is graded again the other way.
     mode = "gpu" if gpus or ((args.slurm or args.attach) and args.gres.startswith("gpu")) else "emulator"
-    options_text = json.dumps({"stages": stages, "cmake": cmake_args, "mode": mode,
-                               "time_limit": args.time_limit})
+    # Not the time limit: a longer one grades again only the submissions that ran out of time.
+    options_text = json.dumps({"stages": stages, "cmake": cmake_args, "mode": mode})
     settings = {"submissions": os.path.abspath(args.submissions), "build_root": build_root, "csv": csv_path,
                 "stages": stages, "time_limit": args.time_limit, "cmake_args": cmake_args,
                 "kit_fingerprint": kit_fingerprint(options_text), "keep_builds": args.keep_builds,
@@ -924,6 +1013,7 @@ def main(argv):
     settings["skeletons"] = {name: committed_skeleton(name) for name in settings["stage_files"].values()}
 
     students = list_submissions(settings["submissions"])
+    settings["students"] = students
     records, todo = {}, []
     for student in students:
         folder = os.path.join(settings["submissions"], student)
@@ -962,14 +1052,32 @@ def main(argv):
     print("grading %d submission(s) of %s, stage(s) %s, on %s" % (
         len(todo), settings["submissions"], ",".join(map(str, stages)), where), flush=True)
     interrupted, failures = grade_here(settings, todo, records) if todo else (False, [])
-    report = write_outputs(settings, records)
-    print("%d of %d submission(s) graded: %s; the class report: %s" % (len(records), len(students), csv_path, report))
+    reasons = {student: "the kit failed on it: %s" % error for student, error in failures}
+    if interrupted:
+        reasons.update({s: "not graded yet: interrupted; the same command grades it" for s in students
+                        if s not in records and s not in reasons})
+    report = write_outputs(settings, records, reasons=reasons)
+    outcomes = [records[s]["outcome"] for s in records]
+    others = ", ".join("%d %s" % (outcomes.count(o), o) for o in OUTCOMES[1:] if outcomes.count(o))
+    print("%d of %d submission(s) graded%s: %s; the class report: %s" % (
+        len(records), len(students), " (%s: see their rows)" % others if others else "", csv_path, report))
+    warn_if_lent_gpus_did_not_grade(records.values(), [t[0] for t in todo])
     for student, error in failures:
         print("  %s: not graded: the kit failed on it: %s" % (student, error))
     if interrupted:
         print("interrupted: %d submission(s) not graded yet; the same command resumes" % (len(students) - len(records)))
         return 1
     return 1 if failures else 0
+
+
+def warn_if_lent_gpus_did_not_grade(records, graded_now):
+    """A GPU was lent but the report says the CPU emulator graded: no speed points for them."""
+    lost = sorted(r["student"] for r in records if r["student"] in graded_now and r.get("graded_on") == "emulator"
+                  and (r.get("where") or {}).get("gpu") not in (None, "emulator"))
+    if lost:
+        print("warning: %d submission(s) were lent a GPU but graded on the CPU emulator, without speed points, "
+              "because no usable GPU answered (check nvidia-smi, the driver and --gpus; then grade them again "
+              "with --fresh): %s" % (len(lost), ", ".join(lost[:10]) + (", ..." if len(lost) > 10 else "")), flush=True)
 
 
 def attach(settings, records):
@@ -992,6 +1100,7 @@ def attach(settings, records):
     slurm_wait(settings, job["job"], tasks)
     failed = slurm_merge(settings, job["job"], tasks, records)
     report = write_outputs(settings, records, failed)
+    warn_if_lent_gpus_did_not_grade(records.values(), [t["student"] for t in tasks])
     print("job %s: %d of %d task(s) graded their submission: %s; the class report: %s"
           % (job["job"], len(tasks) - len(failed), len(tasks), settings["csv"], report))
     if failed:

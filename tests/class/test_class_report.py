@@ -116,6 +116,32 @@ class ClassReportTest(unittest.TestCase):
         self.assertEqual(failures[0]["examples"], "alice;bob")
         self.assertIn(".../07_multi_element/reduce_multi_element.cu", failures[0]["message"])
 
+    def test_a_file_graded_as_the_skeleton_fails_for_being_missing_or_not_compiling_not_for_the_todo(self):
+        # grade_class.py grades a missing or broken stage file as the unfilled skeleton, and says so
+        # in "replaced": the failure to count is that, not the skeleton's "fill in the TODO".
+        unfilled = [graded_test(8, "correctness", 0, 6, "FAIL: " + UNFILLED % (8, "labs/08_one_pass/reduce_one_pass.cu", 8))]
+        carol = record("carol", {8: 0}, unfilled)
+        carol["replaced"] = {"08_one_pass/reduce_one_pass.cu": "does not compile"}
+        dave = record("dave", {8: 0}, unfilled)
+        dave["replaced"] = {"08_one_pass/reduce_one_pass.cu": "is missing"}
+        erin = record("erin", {8: 0}, unfilled)  # left the TODO unfilled herself
+        _, table = self.write([carol, dave, erin])
+        messages = {row["message"]: row["examples"] for row in csv_rows(table, "failure")}
+        self.assertEqual(messages.pop("08_one_pass/reduce_one_pass.cu does not compile: graded as the unfilled skeleton"),
+                         "carol")
+        self.assertEqual(messages.pop("08_one_pass/reduce_one_pass.cu is missing: graded as the unfilled skeleton"),
+                         "dave")
+        self.assertEqual(list(messages.values()), ["erin"], messages)
+        self.assertIn("fill in the TODO", list(messages)[0])
+
+    def test_a_student_lent_a_gpu_but_graded_on_the_emulator_is_counted_as_graded_there(self):
+        on_gpu = record("alice", {8: 10}, full_marks_tests(8))
+        on_gpu["graded_on"] = "NVIDIA H100 80GB HBM3"
+        fell_back = record("bob", {8: 8}, gpu="5")
+        fell_back["graded_on"] = "emulator"
+        page, _ = self.write([on_gpu, fell_back])
+        self.assertIn("1 graded on the kit's CPU emulator", page)
+
     def test_messages_that_differ_only_in_counts_sizes_seeds_lines_and_paths_group_together(self):
         lost_a = LOST % (480, 31, 64, 6, 25, 31, 64, 1, 31, 6, 25)
         lost_b = LOST % (125, 1000, 128, 896, 104, 1000, 128, 7, 1000, 896, 104)

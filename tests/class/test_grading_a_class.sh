@@ -41,7 +41,10 @@ if pgrep -f "$work/root/students" > /dev/null; then
 fi
 graded=$(records)
 [ "$graded" -lt 4 ] || fail "all four were graded before the interruption: nothing left to resume"
-[ "$(tail -n +2 "$work/class.csv" | wc -l)" -eq "$graded" ] || fail "class.csv does not hold the $graded graded row(s)"
+[ "$(grep -c ',graded,' "$work/class.csv")" -eq "$graded" ] || fail "class.csv does not hold the $graded graded row(s)"
+# The students not graded yet have rows too: a student is never missing from the class table.
+[ "$(grep -c ',not graded,,not graded yet: interrupted; the same command grades it$' "$work/class.csv")" -eq $((4 - graded)) ] ||
+    fail "class.csv must say of the $((4 - graded)) other student(s) that they are not graded yet: $(cat "$work/class.csv")"
 
 echo "== 2. resumed"
 grade > "$work/second.log" 2>&1 || fail "the resumed class failed: $(cat "$work/second.log")"
@@ -49,8 +52,8 @@ cat "$work/second.log"
 grep -q "^$graded of 4 submission(s) already graded and unchanged: skipped" "$work/second.log" ||
     fail "the resumed run does not say it skipped the $graded graded submission(s)"
 grep -q "^grading $((4 - graded)) submission(s)" "$work/second.log" || fail "the resumed run grades more than the rest"
-head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,outcome,notes" || fail "class.csv's header"
-row alice | grep -q "^alice,8,8,10,graded,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
+head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,outcome,graded_on,notes" || fail "class.csv's header"
+row alice | grep -q "^alice,8,8,10,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
 row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
 row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
     fail "carol's stage 8 does not compile: $(row carol)"
@@ -73,19 +76,34 @@ mkdir -p "$work/late"
 cp -r "$work/class/alice" "$work/late/erin"
 "${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 2 \
     > "$work/late.log" 2>&1 || fail "a timed-out submission is a grade, not a failure of the class: $(cat "$work/late.log")"
-grep -q '^erin,,,,timed out,"\{0,1\}stopped after the time limit of 2 s' "$work/late.csv" ||
+grep -q '^erin,,,,timed out,,"\{0,1\}stopped after the time limit of 2 s' "$work/late.csv" ||
     fail "erin's row must say timed out: $(cat "$work/late.csv")"
+grep -q "^1 of 1 submission(s) graded (1 timed out: see their rows)" "$work/late.log" || fail "the summary must count the timed out"
 pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading left processes behind"
+# The same limit again: nothing to do. A longer one: erin alone is tried again (and runs out of it too).
+"${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 2 > "$work/late2.log" 2>&1 &&
+    grep -q "^1 of 1 submission(s) already graded and unchanged: skipped" "$work/late2.log" ||
+    fail "the same --time-limit must not grade erin again: $(cat "$work/late2.log")"
+"${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 3 > "$work/late3.log" 2>&1 &&
+    grep -q "^grading 1 submission(s)" "$work/late3.log" &&
+    grep -q '^erin,,,,timed out,,"\{0,1\}stopped after the time limit of 3 s' "$work/late.csv" ||
+    fail "a longer --time-limit must try erin again: $(cat "$work/late3.log" "$work/late.csv")"
 
 echo "== 5. graded in two parts, as on GPUs (--gpus 0): the emulated tests, then the rest"
-# Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10; on a GPU, 10 of 10.
-expected="alice,8,8,10,graded,"
-nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,graded,"
+# Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10, with a warning that the
+# GPU lent to her did not grade her; on a GPU, 10 of 10.
+expected="alice,8,8,10,graded,emulator,"
+nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,graded,$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0),"
 mkdir -p "$work/two"
 cp -r "$work/class/alice" "$work/two/alice"
 "${grader[@]}" "$work/two" "$work/two.csv" "$work/two-root" --stages 8 --gpus 0 --keep-builds \
     > "$work/two.log" 2>&1 || fail "the two-part grading failed: $(cat "$work/two.log")"
 grep -qx "$expected" "$work/two.csv" || fail "graded in two parts, alice's row must be $expected: $(cat "$work/two.csv")"
+if [ "$expected" = "alice,8,8,10,graded,emulator," ]; then
+    grep -q "^warning: 1 submission(s) were lent a GPU but graded on the CPU emulator, without speed points" "$work/two.log" &&
+        grep -q "on the CPU emulator (GPU 0 was lent: it did not answer)" "$work/two.log" ||
+        fail "a GPU lent but not grading must be said: $(cat "$work/two.log")"
+fi
 for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv; do
     [ -f "$work/two-root/students/alice/grade/$f" ] || fail "the two-part grading left no $f: the emulated part's results must stay"
 done
@@ -100,6 +118,9 @@ expect_usage() { # WORDS ARGS...: exit 2 and a message with WORDS
 expect_usage "is not a folder of submissions" "$work/nowhere"
 expect_usage "there is no stage 99" "$work/class" --stages 99
 expect_usage "GPU numbers such as 0,1 or none" "$work/class" --gpus first
+expect_usage "names a GPU twice" "$work/class" --gpus 0,0
+expect_usage "runs backwards (3-9?)" "$work/class" --stages 9-3
+expect_usage "no-wait goes with --slurm" "$work/class" --no-wait
 expect_usage "time-limit must be 1 second or more" "$work/class" --time-limit 0
 mkdir -p "$work/empty"
 expect_usage "has no sub-folder" "$work/empty"

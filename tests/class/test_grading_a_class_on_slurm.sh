@@ -8,14 +8,16 @@
 #   2. dave's task is cancelled before it starts; the array is released; --attach is
 #      interrupted while it waits (exit 1; the tasks go on) and a second --attach waits for the
 #      rest and merges: exit 1, alice 8/10, bob 0 (a race), carol 0 (does not compile) in the
-#      CSV, and dave listed apart as a task that failed to run (on the terminal and in the class
-#      report), not as a submission that failed to grade;
+#      CSV, and dave listed apart as a task that failed to run (on the terminal, in his row and
+#      in the class report), not as a submission that failed to grade; the "GPUs" Slurm lent
+#      (counted gres, no GPU) did not grade the tasks, and that is warned of;
 #   3. --slurm again submits dave's task alone and the class is whole: exit 0, dave 0 (file
 #      missing), the report with no task failed;
-#   4. a task cancelled while it runs (bob, changed) is reported as CANCELLED, and bob has no
-#      row until his change is graded (the CSV holds grades of the files as they are);
-#   5. --attach with nothing submitted, and --slurm without the Slurm client: one line, exit 2
-#      and exit 1.
+#   4. a task cancelled while it runs (bob, changed) is reported as CANCELLED, and bob's row
+#      says so until his change is graded (the CSV holds grades of the files as they are);
+#   5. a job array that asks more CPUs per task than the node has is warned of while it waits
+#      (squeue: PartitionConfig); --attach with nothing submitted, --slurm without the Slurm
+#      client, and without a Slurm configuration: one line each, exit 2, 1 and 1.
 # Exit 0: passed; 77: skipped (slurm-wlm and munge are not installed and cannot be); 1: failed.
 # Usage: tests/class/test_grading_a_class_on_slurm.sh   (ctest: class_grading_on_slurm_...)
 set -euo pipefail
@@ -82,11 +84,15 @@ grep -q "^job $job: 3 of 4 task(s) graded their submission" "$work/attach2.log" 
 grep -q "^1 task(s) failed to run (not the submissions' fault" "$work/attach2.log" &&
     grep -q "^  dave (task ${job}_3): UNKNOWN: slurmctld has no record of it: cancelled before it started" "$work/attach2.log" ||
     fail "dave's cancelled task must be listed as failed to run"
-row alice | grep -q "^alice,8,8,10,graded,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
+row alice | grep -q "^alice,8,8,10,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
+# The node's gpu gres are counted, not real: Slurm lent each task a "GPU" that did not grade it.
+grep -q "^warning: 3 submission(s) were lent a GPU but graded on the CPU emulator" "$work/attach2.log" ||
+    fail "tasks lent a GPU that did not grade them must be warned of"
 row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
 row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
     fail "carol's stage 8 does not compile: $(row carol)"
-! grep -q "^dave," "$work/class.csv" || fail "dave was never graded: no row, not $(row dave)"
+row dave | grep -q "^dave,,,,not graded,,its Slurm task ${job}_3 failed to run (UNKNOWN): --slurm again grades it$" ||
+    fail "dave's row must say his task failed to run: $(row dave)"
 grep -q "^failed-to-run,.*,dave,.*,${job}_3,UNKNOWN," "$work/class-report.csv" || fail "the report's CSV does not list dave's task"
 grep -q "${job}_3" "$work/class-report.html" || fail "the report's page does not list dave's task"
 grep -q "^not-graded,.*dave" "$work/class-report.csv" && fail "dave's task failed to run: he is not a submission that failed to grade"
@@ -116,9 +122,19 @@ grade --attach > "$work/cancelled.log" 2>&1 || status=$?
 cat "$work/cancelled.log"
 [ "$status" -eq 1 ] && grep -q "^  bob (task ${late}_0): CANCELLED: .*the task was stopped (scancel" "$work/cancelled.log" ||
     fail "bob's task, cancelled while running, must be reported CANCELLED (exit 1, not $status)"
-! grep -q "^bob," "$work/class.csv" || fail "bob's grade is of his old file: no row until his change is graded, not $(row bob)"
+row bob | grep -q "^bob,,,,not graded,,its Slurm task ${late}_0 failed to run (CANCELLED)" ||
+    fail "bob's grade was of his old file: his row must say his new one's task was cancelled: $(row bob)"
 
-echo "== 5. bad usage"
+echo "== 5. a job array that can never run, and bad usage"
+"${grader[@]}" "$work/class" "$work/big.csv" "$work/big-root" --stages 8 --poll 1 --slurm --no-wait --cpus-per-task 64 \
+    > "$work/big.log" 2>&1 || fail "sbatch should take a job that waits: $(cat "$work/big.log")"
+big=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["job"])' "$work/big-root/slurm/job.json")
+status=0
+timeout 30 "${grader[@]}" "$work/class" "$work/big.csv" "$work/big-root" --stages 8 --poll 1 --attach > "$work/big.log" 2>&1 || status=$?
+scancel "$big" || true
+grep -q "^job $big: 0 of 4 graded, 0 running, 4 waiting: PartitionConfig" "$work/big.log" &&
+    grep -q "^warning: Slurm says the tasks of job $big wait for PartitionConfig: they cannot run as they were asked" "$work/big.log" ||
+    fail "a job array that cannot run must be warned of while --attach waits (exit $status): $(cat "$work/big.log")"
 status=0
 "${grader[@]}" "$work/class" "$work/other.csv" "$work/other-root" --attach > "$work/usage.log" 2>&1 || status=$?
 [ "$status" -eq 2 ] && grep -q "has no job array submitted by --slurm" "$work/usage.log" ||
@@ -131,4 +147,11 @@ PATH=$work/bin "$work/bin/python3" "$kit/tests/class/grade_class.py" "$work/clas
     "$work/other-root" --slurm --stages 8 > "$work/usage.log" 2>&1 || status=$?
 [ "$status" -eq 1 ] && grep -q "sbatch is not installed here: --slurm runs on a machine that submits to your cluster" "$work/usage.log" ||
     fail "--slurm without the Slurm client must name it and exit 1, not $status: $(cat "$work/usage.log")"
+if [ ! -e /etc/slurm/slurm.conf ]; then # else sbatch would reach this machine's own cluster
+    status=0
+    env -u SLURM_CONF "${grader[@]}" "$work/class" "$work/other.csv" "$work/other-root" --slurm --stages 8 \
+        > "$work/usage.log" 2>&1 || status=$?
+    [ "$status" -eq 1 ] && grep -q "sbatch found no Slurm configuration: set SLURM_CONF" "$work/usage.log" ||
+        fail "--slurm without a Slurm configuration must say to set SLURM_CONF, exit 1, not $status: $(cat "$work/usage.log")"
+fi
 echo "PASS: a job array graded the class on a real Slurm cluster, re-attached, and told tasks that failed to run apart"

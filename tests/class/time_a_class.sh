@@ -48,12 +48,19 @@ for list in $runs; do
         "$out/$name.csv" "$class/root-$name" --stages "$stages" --gpus "$list" > "$out/$name.log" 2>&1 || status=$?
     seconds=$(($(date +%s) - started))
     graded=$(($(wc -l < "$out/$name.csv") - 1))
-    printf '{"gpus": "%s", "cpus": %d, "submissions": %d, "graded": %d, "stages": "%s", "seconds": %d, "exit": %d, "host": "%s", "gpu": "%s", "date": "%s"}\n' \
-        "$list" "$(nproc)" "$count" "$graded" "$stages" "$seconds" "$status" "$(hostname)" \
+    # The seconds the students' records spent in each part, summed: build, emulated (tests on the
+    # CPU), grade (the tests on a GPU, or all of them on the emulator).
+    parts=$(python3 -c 'import glob, json, sys
+sums = {"build": 0.0, "emulated": 0.0, "grade": 0.0}
+for path in glob.glob(sys.argv[1] + "/*.json"):
+    seconds = json.load(open(path)).get("seconds", {})
+    for part in sums:
+        sums[part] += seconds.get(part, 0.0)
+print(json.dumps({part: round(value, 1) for part, value in sums.items()}))' "$class/root-$name/results")
+    printf '{"gpus": "%s", "cpus": %d, "submissions": %d, "graded": %d, "stages": "%s", "seconds": %d, "exit": %d, "parts_summed": %s, "host": "%s", "gpu": "%s", "date": "%s"}\n' \
+        "$list" "$(nproc)" "$count" "$graded" "$stages" "$seconds" "$status" "$parts" "$(hostname)" \
         "$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)" "$(date -u +%F)" >> "$out/timings.json"
     tail -n 1 "$out/timings.json"
-    mkdir -p "$out/records-$name" # each student's record: build and grading seconds, GPU, points
-    cp "$class/root-$name/results/"*.json "$out/records-$name/" 2> /dev/null || true
 done
 # The same points for every student in every run.
 if [ "$runs" = "0 0,1" ]; then
