@@ -374,6 +374,10 @@ class Grader:
                 env = self.build_environment()
                 check_log = os.path.join(p["logs"], "check.log")
                 target = "check-grade"
+                if lease.pool is None and not self.s.get("slurm_task"):
+                    # --gpus none: the emulator grades, even where GPUs are there (else every lane
+                    # would time its speed cases on the same GPU at once).
+                    env["CUDA_VISIBLE_DEVICES"] = ""
                 if lease.pool is not None:
                     # The emulated tests first, on the CPU alone: a GPU is lent only for the rest.
                     with lease.emulating():
