@@ -200,11 +200,8 @@ def counted_failures(record):
         failures.append((stage, part, message))
     # A stage file that was missing or did not compile was graded as the unfilled skeleton: its
     # failure is that, not the skeleton's "fill in the TODO" (tests/class/grade_class.py, "replaced").
-    replaced = {}
-    for name, why in (record.get("replaced") or {}).items():
-        for stage in {f[0] for f in failures}:
-            if re.match(r"^%02d_" % stage, str(name)):
-                replaced[stage] = "%s %s: graded as the unfilled skeleton" % (name, why)
+    replaced = {int(k): "%s: graded as the unfilled skeleton" % why for k, why in (record.get("replaced") or {}).items()
+                if str(k).isdigit() and int(k) in {f[0] for f in failures}}
     if replaced:
         failures = [f for f in failures if f[0] not in replaced]
         failures += [(stage, "correctness", message) for stage, message in replaced.items()]

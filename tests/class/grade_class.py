@@ -283,9 +283,12 @@ class Grader:
                 "logs": os.path.join(top, "logs"), "grade": os.path.join(top, "grade"),
                 "record": os.path.join(self.s["build_root"], "results", student + ".json")}
 
+    def stage_of(self, stage_file):
+        return next(k for k, name in self.s["stage_files"].items() if name == stage_file)
+
     def prepare(self, student, folder, p):
         """A private copy of the graded stage files (regular files only), the skeleton for the rest."""
-        replaced = {}  # {stage file: why the skeleton stands in for it}
+        replaced = {}  # {"K": "stage K's file and why the skeleton stands in for it"}
         shutil.rmtree(p["top"], ignore_errors=True)
         os.makedirs(p["logs"])
         notes = []
@@ -295,7 +298,7 @@ class Grader:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             if not isinstance(content, bytes):
                 notes.append("%s %s (graded as unfilled)" % (name, content))
-                replaced[name] = content
+                replaced[str(self.stage_of(name))] = "%s %s" % (name, content)
                 content = self.s["skeletons"][name]
             with open(target, "wb") as f:
                 f.write(content)
@@ -362,7 +365,7 @@ class Grader:
                     for name in broken:
                         with open(os.path.join(p["labs"], name), "wb") as f:
                             f.write(self.s["skeletons"][name])
-                        replaced[name] = "does not compile"
+                        replaced[str(self.stage_of(name))] = "%s does not compile" % name
                         notes.append("%s does not compile (graded as unfilled; the compiler's messages: %s)"
                                      % (name, kept))
                     ok, log = self.configure_and_build(p, deadline)
@@ -374,15 +377,15 @@ class Grader:
                 env = self.build_environment()
                 check_log = os.path.join(p["logs"], "check.log")
                 target = "check-grade"
-                if lease.pool is None and not self.s.get("slurm_task"):
-                    # --gpus none: the emulator grades, even where GPUs are there (else every lane
-                    # would time its speed cases on the same GPU at once).
+                if not self.s.get("slurm_task"):
+                    # No GPU but the one lent below: with --gpus none the emulator grades even where
+                    # GPUs are there (else every lane would time its speed cases on one GPU at once),
+                    # and the emulated tests never touch a GPU. A Slurm task keeps the GPU Slurm gave.
                     env["CUDA_VISIBLE_DEVICES"] = ""
                 if lease.pool is not None:
                     # The emulated tests first, on the CPU alone: a GPU is lent only for the rest.
                     with lease.emulating():
                         emulated_started = time.monotonic()
-                        env["CUDA_VISIBLE_DEVICES"] = ""  # the emulated tests never touch a GPU
                         self.children.run(["cmake", "--build", p["build"], "--target", "check-grade-emulated"],
                                           check_log, deadline, env)
                         record["seconds"]["emulated"] = round(time.monotonic() - emulated_started, 1)
@@ -554,11 +557,7 @@ def visible_gpus():
     if listed is not None:
         ids = [g.strip() for g in listed.split(",") if g.strip() and g.strip() != "-1"]
         return [] if ids == ["NoDevFiles"] else ids
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [str(i) for i, _ in enumerate(line for line in out.splitlines() if line.startswith("GPU "))]
+    return nvidia_smi_gpus() or []
 
 
 def cpu_count():

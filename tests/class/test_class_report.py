@@ -121,9 +121,9 @@ class ClassReportTest(unittest.TestCase):
         # in "replaced": the failure to count is that, not the skeleton's "fill in the TODO".
         unfilled = [graded_test(8, "correctness", 0, 6, "FAIL: " + UNFILLED % (8, "labs/08_one_pass/reduce_one_pass.cu", 8))]
         carol = record("carol", {8: 0}, unfilled)
-        carol["replaced"] = {"08_one_pass/reduce_one_pass.cu": "does not compile"}
+        carol["replaced"] = {"8": "08_one_pass/reduce_one_pass.cu does not compile"}
         dave = record("dave", {8: 0}, unfilled)
-        dave["replaced"] = {"08_one_pass/reduce_one_pass.cu": "is missing"}
+        dave["replaced"] = {"8": "08_one_pass/reduce_one_pass.cu is missing"}
         erin = record("erin", {8: 0}, unfilled)  # left the TODO unfilled herself
         _, table = self.write([carol, dave, erin])
         messages = {row["message"]: row["examples"] for row in csv_rows(table, "failure")}
