@@ -107,6 +107,7 @@ typedef struct kit_emu_counts {
     unsigned long long global_load_sectors;   /**< 32-byte sectors they touch (as l1tex__t_sectors_...): 4 a
                                                    request of 32 consecutive ints, 16 of int4s, 32 of ints 36 B apart */
     unsigned long long global_load_sectors_needed; /**< the fewest sectors each request's distinct bytes fill, summed */
+    unsigned long long launches;              /**< the launches counted (1 for kit_count_first_pass()) */
 } kit_emu_counts;
 
 /** Bytes per global load (0 without loads): 4 for an int, 16 for an int4. */
@@ -125,6 +126,15 @@ double kit_emu_barriers_per_block(const kit_emu_counts *c);
  */
 kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsigned threads,
                                 kit_emu_counts *counts, kit_error *err);
+
+/**
+ * Runs \p stage once, checked, and sums the global loads (requests, sectors, sectors needed) of
+ * every launch of every pass: what the load rule counts, so that no launch (a decoy first one,
+ * a later pass) escapes it. KIT_BAD_ARGUMENT as kit_count_first_pass(), and when the stage
+ * launched more kernels than the emulator keeps counts of.
+ */
+kit_status kit_count_all_launches(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                                  kit_emu_counts *counts, kit_error *err);
 
 #ifdef __cplusplus
 }

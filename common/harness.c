@@ -528,7 +528,7 @@ static void varied_range(kit_pattern pattern, int *lo, int *hi)
     case KIT_PATTERN_POSITIONAL: *lo = 1, *hi = 15; return;
     case KIT_PATTERN_ONES: *lo = 0, *hi = 2; return;
     case KIT_PATTERN_LAST_ONLY: *lo = 0, *hi = 7; return;
-    case KIT_PATTERN_RANDOM: break;
+    default: break; /* the seeded patterns: small values around zero change any answer the same way */
     }
     *lo = -8, *hi = 8;
 }
@@ -1147,6 +1147,45 @@ kit_status kit_count_first_pass(const kit_stage *stage, kit_workspace *ws, unsig
     counts->global_load_requests = first.global_load_requests;
     counts->global_load_sectors = first.global_load_sectors;
     counts->global_load_sectors_needed = first.global_load_sectors_needed;
+    counts->launches = 1;
+    return KIT_OK;
+#else
+    (void)stage, (void)ws, (void)threads;
+    return kit_fail(err, KIT_BAD_ARGUMENT, KIT_EMULATED_BUILD_TEXT);
+#endif
+}
+
+kit_status kit_count_all_launches(const kit_stage *stage, kit_workspace *ws, unsigned threads,
+                                  kit_emu_counts *counts, kit_error *err)
+{
+    memset(counts, 0, sizeof *counts);
+#if defined(KIT_EMULATOR) && defined(EMU_COUNTERS_MAX_LAUNCHES)
+    if (!emu_counters_available())
+        return kit_fail(err, KIT_BAD_ARGUMENT, "this emulator build (ThreadSanitizer's) does not count; "
+                        "reduce_ladder_emu does");
+    emu_counters_reset();
+    kit_value got;
+    kit_status status = kit_run_checked(stage, ws, threads, &got, err);
+    if (status != KIT_OK)
+        return status;
+    const size_t launches = emu_counters_launches();
+    if (launches < 1)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "the emulator counted no launch of stage %d", stage->number);
+    if (launches >= EMU_COUNTERS_MAX_LAUNCHES)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "stage %d launched %zu kernels or more in one reduction of %zu "
+                        "elements: more than the emulator keeps counts of, so its loads cannot be counted",
+                        stage->number, launches, ws->n);
+    for (size_t i = 0; i < launches; i++) {
+        emu_launch_counters one;
+        if (emu_counters_get(i, &one) != 0)
+            return kit_fail(err, KIT_BAD_ARGUMENT, "the emulator lost the counts of launch %zu", i);
+        counts->global_loads += one.global_loads;
+        counts->global_load_bytes += one.global_load_bytes;
+        counts->global_load_requests += one.global_load_requests;
+        counts->global_load_sectors += one.global_load_sectors;
+        counts->global_load_sectors_needed += one.global_load_sectors_needed;
+    }
+    counts->launches = launches;
     return KIT_OK;
 #else
     (void)stage, (void)ws, (void)threads;

@@ -575,7 +575,7 @@ START_TEST(the_emulators_load_rule_rejects_strided_reads_and_passes_coalesced_lo
     kit_load_counts strided = loads(9000, 32, 4);
     ck_assert_int_eq(kit_loads_decide(&c, 15, 1048583, 256, &strided, &reference, message, sizeof message),
                      KIT_OUTCOME_FAIL);
-    ck_assert_msg(strstr(message, "stage 15's first pass asks L1 for 32.0 sectors per warp load where the reference "
+    ck_assert_msg(strstr(message, "stage 15 asks L1 for 32.0 sectors per warp load where the reference "
                                   "asks for 12.0 (8.00 times") &&
                       strstr(message, "its lanes read 36 bytes apart (each thread its own kit_mat3)") &&
                       strstr(message, "288 consecutive ints") && strstr(message, "n = 1,048,583, 256 threads") &&

@@ -49,6 +49,7 @@ typedef struct grade_args {
     const char *results, *logs, *config;
     const char *nm, *objdump, *cuobjdump;
     size_t speed_n;       /* 0: chosen at random now */
+    unsigned speed_threads; /* 0: chosen at random now */
     unsigned long long speed_seed;
     int speed_seed_given;
     double timeout_s;
@@ -63,7 +64,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: kit_grade correctness|speedup|emulated --stage K --runner PROGRAM --object FILE.o --source FILE.cu\n"
             "                 [--shown PATH] [--results DIR] [--logs DIR] [--config FILE]\n"
-            "                 [--speed-n N --speed-seed S] [--nm NM --objdump OBJDUMP --cuobjdump CUOBJDUMP]\n"
+            "                 [--speed-n N --speed-threads T --speed-seed S] [--nm NM --objdump OBJDUMP --cuobjdump CUOBJDUMP]\n"
             "       kit_grade probe --stage K --runner PROGRAM\n"
             "       kit_grade sandbox [--timeout SECONDS] -- PROGRAM [ARGS...]\n"
             "Grades stage K's file: the audit of what it calls, then its runner, sandboxed, with every answer\n"
@@ -114,6 +115,8 @@ static int parse_args(int argc, char **argv)
             args.cuobjdump = v;
         else if (strcmp(a, "--speed-n") == 0)
             args.speed_n = strtoull(v, NULL, 0);
+        else if (strcmp(a, "--speed-threads") == 0)
+            args.speed_threads = (unsigned)strtoul(v, NULL, 0);
         else if (strcmp(a, "--speed-seed") == 0) {
             args.speed_seed = strtoull(v, NULL, 0);
             args.speed_seed_given = 1;
@@ -171,16 +174,20 @@ typedef struct runner_reply {
     int has_speedup;
     kit_speedup speedup;
     size_t speed_n;
+    unsigned speed_threads;
     unsigned long long speed_seed;
     kit_status error_status;
     char error[1024];
     char skip[1024];
     char advice[1024]; /* the runner's word on the grid: emulated, advice without points; on a GPU, why a
                           stage failed the speed rule */
-    int has_loads;     /* the emulator counted both first passes' global loads: */
-    size_t loads_n;
-    unsigned loads_threads;
-    kit_load_counts loads, reference_loads;
+    int has_loads;     /* lines of the emulator's counts of every launch's global loads: */
+    size_t loads_n[4];
+    unsigned loads_threads[4];
+    kit_load_counts loads[4], reference_loads[4];
+    char uncounted[1024]; /* a count the emulator could not make, and why */
+    const kit_plan *plan; /* what was asked: the answers must match it exactly */
+    int probing;          /* the probe, whose runner exits 77 without a GPU */
     char problem[1536]; /* non-empty: the reply cannot be trusted, this says why */
 } runner_reply;
 
@@ -207,8 +214,8 @@ static int parse_case(const char *line, kit_case *c)
     char pattern[32];
     int status = 0, used = 0;
     memset(c, 0, sizeof *c);
-    if (sscanf(line, "case n=%zu threads=%u pattern=%31s seed=%llu repeat=%d status=%d got=%n", &c->n, &c->threads,
-               pattern, &c->seed, &c->repeat, &status, &used) != 6 || used == 0)
+    if (sscanf(line, "case id=%d n=%zu threads=%u pattern=%31s seed=%llu repeat=%d status=%d got=%n", &c->id, &c->n,
+               &c->threads, pattern, &c->seed, &c->repeat, &status, &used) != 7 || used == 0)
         return 0;
     const kit_problem problem = kit_grade_problem(args.stage);
     size_t words = kit_value_from_words(problem, line + used, &c->got);
@@ -242,7 +249,12 @@ static void parse_reply(runner_reply *r)
             break; /* a line without its newline was cut off: ignored */
         *end = '\0';
         kit_case c;
-        if (strncmp(line, "device ", 7) == 0) {
+        if (r->dones > 0 && !r->problem[0]) {
+            /* Nothing a runner says after its last word counts; saying anything is a sign that
+             * something else in the process is talking (a destructor, an exit handler). */
+            snprintf(r->problem, sizeof r->problem, "%s said something after its last word (\"%.120s\"); nothing it "
+                     "said counts", subject(), line);
+        } else if (strncmp(line, "device ", 7) == 0) {
             r->devices++;
             snprintf(r->device, sizeof r->device, "%s", line + 7);
         } else if (strcmp(line, "done") == 0) {
@@ -250,11 +262,11 @@ static void parse_reply(runner_reply *r)
         } else if (strncmp(line, "case ", 5) == 0 && parse_case(line, &c)) {
             kit_case_log_add(&r->log, &c);
         } else if (strncmp(line, "speedup ", 8) == 0 &&
-                   sscanf(line, "speedup n=%zu seed=%llu threads=%*u student=%lf reference=%lf baseline=%lf spread=%lf "
+                   sscanf(line, "speedup n=%zu seed=%llu threads=%u student=%lf reference=%lf baseline=%lf spread=%lf "
                                 "samples=%d attempts=%d copy=%lf floor=%lf",
-                          &r->speed_n, &r->speed_seed, &r->speedup.student_ms, &r->speedup.reference_ms,
-                          &r->speedup.baseline_ms, &r->speedup.spread, &r->speedup.samples, &r->speedup.attempts,
-                          &r->speedup.copy_ms, &r->speedup.floor_ms) == 10) {
+                          &r->speed_n, &r->speed_seed, &r->speed_threads, &r->speedup.student_ms,
+                          &r->speedup.reference_ms, &r->speedup.baseline_ms, &r->speedup.spread, &r->speedup.samples,
+                          &r->speedup.attempts, &r->speedup.copy_ms, &r->speedup.floor_ms) == 11) {
             r->has_speedup++;
         } else if (strncmp(line, "error status=", 13) == 0) {
             r->error_status = (kit_status)atoi(line + 13);
@@ -263,12 +275,15 @@ static void parse_reply(runner_reply *r)
             snprintf(r->skip, sizeof r->skip, "%s", line + 5);
         } else if (strncmp(line, "advice ", 7) == 0) {
             snprintf(r->advice, sizeof r->advice, "%s", line + 7);
-        } else if (strncmp(line, "loads ", 6) == 0 &&
+        } else if (strncmp(line, "loads ", 6) == 0 && r->has_loads < 4 && strstr(line, " uncounted message=")) {
+            snprintf(r->uncounted, sizeof r->uncounted, "%s", message_of(line));
+        } else if (strncmp(line, "loads ", 6) == 0 && r->has_loads < 4 &&
                    sscanf(line, "loads n=%zu threads=%u requests=%llu sectors=%llu needed=%llu reference_requests=%llu "
                                 "reference_sectors=%llu reference_needed=%llu",
-                          &r->loads_n, &r->loads_threads, &r->loads.requests, &r->loads.sectors, &r->loads.needed,
-                          &r->reference_loads.requests, &r->reference_loads.sectors,
-                          &r->reference_loads.needed) == 8) {
+                          &r->loads_n[r->has_loads], &r->loads_threads[r->has_loads], &r->loads[r->has_loads].requests,
+                          &r->loads[r->has_loads].sectors, &r->loads[r->has_loads].needed,
+                          &r->reference_loads[r->has_loads].requests, &r->reference_loads[r->has_loads].sectors,
+                          &r->reference_loads[r->has_loads].needed) == 8) {
             r->has_loads++;
         } else if (strcmp(line, "races differ") == 0) {
             snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
@@ -283,26 +298,40 @@ static void parse_reply(runner_reply *r)
         return;
     /* Every repeat of an input must give the bits of its first run (a float sum too). */
     kit_check_reproducible(args.stage, r->log.cases, r->log.count);
-    if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1 || r->has_loads > 1)
+    char how[128];
+    if (r->run.timed_out)
+        snprintf(how, sizeof how, "it did not finish within %.0f s and was stopped", args.timeout_s);
+    else if (!r->run.exited)
+        snprintf(how, sizeof how, "it was killed by signal %d", r->run.code);
+    else
+        snprintf(how, sizeof how, "it exited with status %d", r->run.code);
+    if (r->devices > 1 || r->dones > 1 || r->has_speedup > 1)
         snprintf(r->problem, sizeof r->problem, "%s answered more than once (did it fork?); nothing it said counts",
                  subject());
-    else if (r->dones == 0 || (r->devices == 0 && !r->error[0])) {
-        char how[128];
-        if (r->run.timed_out)
-            snprintf(how, sizeof how, "it did not finish within %.0f s and was stopped", args.timeout_s);
-        else if (!r->run.exited)
-            snprintf(how, sizeof how, "it was killed by signal %d", r->run.code);
-        else
-            snprintf(how, sizeof how, "it exited with status %d", r->run.code);
+    else if (r->dones == 0 || (r->devices == 0 && !r->error[0]))
         snprintf(r->problem, sizeof r->problem, "%s ended before the grader got a verdict (%s)%s%s", subject(), how,
                  r->error[0] ? ": " : "", r->error);
+    else if (!r->probing && (r->run.timed_out || !r->run.exited || r->run.code != 0))
+        /* "done" is only a line: the process must also end cleanly, or something in it did not. */
+        snprintf(r->problem, sizeof r->problem, "%s said it was done, but %s; nothing it said counts", subject(), how);
+    else if (r->plan) {
+        char why[700];
+        /* The 4 GiB cases may be left out where the machine cannot hold them, with a skip line. */
+        const size_t huge = r->skip[0] ? (size_t)1 << 29 : 0;
+        if (kit_plan_check(r->plan, &r->log, huge / kit_in_words(kit_grade_problem(args.stage)), why, sizeof why))
+            snprintf(r->problem, sizeof r->problem, "%s did not answer what the grader asked: %s; nothing it said "
+                     "counts", subject(), why);
     }
 }
 
-/* Runs the runner with one request, sandboxed, and checks its answer. */
-static void ask_runner(const char *program, char **request, double timeout_s, runner_reply *r)
+/* Runs the runner with one request and, where given, the plan of its cases on its standard
+ * input, sandboxed, and checks its answer against the plan. */
+static void ask_runner_plan(const char *program, char **request, const kit_plan *plan, double timeout_s,
+                            runner_reply *r)
 {
     memset(r, 0, sizeof *r);
+    r->plan = plan;
+    r->probing = strcmp(request[0], "probe") == 0;
     char *argv[16];
     int count = 0;
     argv[count++] = (char *)program;
@@ -311,11 +340,23 @@ static void ask_runner(const char *program, char **request, double timeout_s, ru
     argv[count] = NULL;
     char why[512];
     args.timeout_s = timeout_s;
-    if (kit_sandbox_run(argv, NULL, timeout_s, &r->run, why, sizeof why) != 0) {
+    char *input = plan ? kit_plan_text(plan) : NULL;
+    if (plan && !input) {
+        snprintf(r->problem, sizeof r->problem, "the grader has no memory to write stage %d's plan", args.stage);
+        return;
+    }
+    int started = kit_sandbox_run_with_input(argv, NULL, input, timeout_s, &r->run, why, sizeof why);
+    free(input);
+    if (started != 0) {
         snprintf(r->problem, sizeof r->problem, "the grader could not start stage %d's program: %s", args.stage, why);
         return;
     }
     parse_reply(r);
+}
+
+static void ask_runner(const char *program, char **request, double timeout_s, runner_reply *r)
+{
+    ask_runner_plan(program, request, NULL, timeout_s, r);
 }
 
 static void free_reply(runner_reply *r)
@@ -380,17 +421,24 @@ static void write_loads_verdict(const runner_reply *r)
     kit_result result;
     memset(&result, 0, sizeof result);
     snprintf(result.gpu, sizeof result.gpu, "the kit's CPU emulator");
-    if (!r->has_loads) {
-        result.outcome = KIT_OUTCOME_SKIP;
-        snprintf(result.message, sizeof result.message, "stage %d's global loads were not counted: this build of the "
-                 "CPU emulator does not count (KIT_EMU_COUNTERS=OFF, or a compiler other than GCC)", args.stage);
+    if (r->uncounted[0] || !r->has_loads) {
+        /* A rule that could not run earns nothing: otherwise not being countable would be a way round it. */
+        result.outcome = KIT_OUTCOME_FAIL;
+        snprintf(result.message, sizeof result.message, "stage %d's global loads could not be counted, so its load "
+                 "rule could not run and it earns no speed points: %s", args.stage,
+                 r->uncounted[0] ? r->uncounted : "the CPU emulator sent no counts");
     } else {
-        result.outcome = kit_loads_decide(&config, args.stage, r->loads_n, r->loads_threads, &r->loads,
-                                          &r->reference_loads, result.message, sizeof result.message);
+        /* Every drawn block size must pass: the first that fails decides the message. */
+        for (int i = 0; i < r->has_loads; i++) {
+            result.outcome = kit_loads_decide(&config, args.stage, r->loads_n[i], r->loads_threads[i], &r->loads[i],
+                                              &r->reference_loads[i], result.message, sizeof result.message);
+            if (result.outcome != KIT_OUTCOME_PASS)
+                break;
+        }
         if (result.outcome == KIT_OUTCOME_MISSING) {
-            result.outcome = KIT_OUTCOME_SKIP;
-            snprintf(result.message, sizeof result.message, "stage %d's first pass made no global load the CPU "
-                     "emulator could count", args.stage);
+            result.outcome = KIT_OUTCOME_FAIL;
+            snprintf(result.message, sizeof result.message, "stage %d made no global load the CPU emulator could "
+                     "count, so its load rule could not run", args.stage);
         }
     }
     kit_result_write(args.results, args.stage, KIT_PART_EMULATED_SPEED, &result);
@@ -445,22 +493,43 @@ static int already_failed(void)
     return 1;
 }
 
-static char *request_correctness[] = {"correctness", NULL};
-static char *request_large[] = {"large", NULL};
-static char *request_repeats[] = {"repeats", NULL};
-static char *request_largest[] = {"largest", NULL};
+static char *request_cases[] = {"cases", NULL};
+
+/* The plan of one request, drawn now (in this test's own process: every grading draws anew). */
+typedef kit_status (*plan_maker)(kit_plan *plan, int stage, kit_random *random, kit_error *err);
+
+static kit_status plan_matrix(kit_plan *plan, int stage, kit_random *random, kit_error *err)
+{
+    return kit_plan_correctness(plan, stage, 0, random, err);
+}
+
+/* Asks the runner for the cases \p make draws, and fails the test unless it answered each. */
+static void ask_and_check(plan_maker make, double timeout_s, const char *what, const char *mark)
+{
+    kit_random random;
+    kit_random_from_system(&random);
+    kit_plan plan = {NULL, 0, 0};
+    kit_error err = {KIT_OK, ""};
+    if (make(&plan, args.stage, &random, &err) != KIT_OK)
+        ck_abort_msg("%s", err.message);
+    runner_reply r;
+    ask_runner_plan(args.runner, request_cases, &plan, timeout_s, &r);
+    if (mark) {
+        FILE *f = fopen(mark, "w"); /* removed again below if every case passed */
+        if (f)
+            fclose(f);
+    }
+    kit_plan_free(&plan);
+    assert_runner_cases_passed(&r, what);
+    if (mark)
+        remove(mark);
+}
 
 START_TEST(gives_the_exact_sum_at_every_size_block_size_and_input)
 {
-    runner_reply r;
-    ask_runner(args.runner, request_correctness, 120, &r);
     char path[512];
     decided_mark(path, sizeof path, getppid());
-    FILE *mark = fopen(path, "w"); /* removed again below if every case passed */
-    if (mark)
-        fclose(mark);
-    assert_runner_cases_passed(&r, "correctness");
-    remove(path);
+    ask_and_check(plan_matrix, 120, "correctness", path);
 }
 END_TEST
 
@@ -468,9 +537,7 @@ START_TEST(gives_the_exact_sum_for_2_26_ints_at_every_block_size)
 {
     if (already_failed())
         return;
-    runner_reply r;
-    ask_runner(args.runner, request_large, 120, &r);
-    assert_runner_cases_passed(&r, "2^26");
+    ask_and_check(kit_plan_large, 120, "2^26", NULL);
 }
 END_TEST
 
@@ -478,9 +545,7 @@ START_TEST(gives_the_same_exact_sum_every_time_it_runs)
 {
     if (already_failed())
         return;
-    runner_reply r;
-    ask_runner(args.runner, request_repeats, 120, &r);
-    assert_runner_cases_passed(&r, "repeated");
+    ask_and_check(kit_plan_repeats, 120, "repeated", NULL);
 }
 END_TEST
 
@@ -519,8 +584,15 @@ START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
         if (lock < 0)
             usleep(100 * 1000);
     }
+    kit_random random;
+    kit_random_from_system(&random);
+    kit_plan plan = {NULL, 0, 0};
+    kit_error err = {KIT_OK, ""};
+    if (kit_plan_largest(&plan, args.stage, &random, &err) != KIT_OK)
+        ck_abort_msg("%s", err.message);
     runner_reply r;
-    ask_runner(args.runner, request_largest, 240, &r);
+    ask_runner_plan(args.runner, request_cases, &plan, 240, &r);
+    kit_plan_free(&plan);
     if (lock >= 0)
         close(lock);
     if (!r.problem[0] && r.skip[0] && r.log.count == 0)
@@ -531,33 +603,59 @@ END_TEST
 
 START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 {
-    char max_n[32];
-    snprintf(max_n, sizeof max_n, "%zu", kit_grade_elements(args.stage, KIT_EMULATED_MAX_N));
-    char *request[] = {"correctness", "--max-n", max_n, NULL};
+    kit_random random;
+    kit_random_from_system(&random);
+    const size_t max_n = kit_grade_elements(args.stage, KIT_EMULATED_MAX_N);
+    kit_plan plan = {NULL, 0, 0};
+    kit_error err = {KIT_OK, ""};
+    if (kit_plan_correctness(&plan, args.stage, max_n, &random, &err) != KIT_OK)
+        ck_abort_msg("%s", err.message);
+    /* After a correct run: advice at the largest n graded; and for a stage with a load rule,
+     * its counts at an n drawn from the upper half of the emulator's range and at two block
+     * sizes drawn now, every launch of every pass counted. */
+    char advice_n[32], loads_n[32], threads[2][16];
+    snprintf(advice_n, sizeof advice_n, "%zu", max_n);
+    char *request[12] = {"cases", "--advice", advice_n, NULL};
+    if (config.max_sectors_per_request[args.stage] > 0) {
+        unsigned low, high;
+        kit_grade_threads(args.stage, &low, &high);
+        unsigned choices[16];
+        int count = 0;
+        for (unsigned t = low; t <= high && count < 16; t *= 2)
+            choices[count++] = t;
+        int first = (int)(kit_random_next(&random) % (uint64_t)count);
+        int second = count > 1 ? (first + 1 + (int)(kit_random_next(&random) % (uint64_t)(count - 1))) % count : first;
+        snprintf(loads_n, sizeof loads_n, "%zu", max_n / 2 + (size_t)(kit_random_next(&random) % (max_n / 2 + 1)));
+        snprintf(threads[0], sizeof threads[0], "%u", choices[first]);
+        snprintf(threads[1], sizeof threads[1], "%u", choices[second]);
+        request[3] = "--loads";
+        request[4] = loads_n;
+        request[5] = threads[0];
+        request[6] = second != first ? threads[1] : NULL;
+        request[7] = NULL;
+    }
     runner_reply r;
-    ask_runner(args.runner, request, 600, &r);
+    ask_runner_plan(args.runner, request, &plan, 600, &r);
+    kit_plan_free(&plan);
     write_advice(&r);
     write_loads_verdict(&r);
     assert_runner_cases_passed(&r, "emulated");
 }
 END_TEST
 
-/* The speed case's n and seed: chosen now, unknown in advance (unless given, to repeat a run),
- * near \p base: speedup.n, or a stage's latency_n. */
-static void choose_speed_case(size_t base, int given_n_applies, size_t *n, unsigned long long *seed)
+/* The speed case: n from half to twice \p base, any supported block size and a fresh seed, drawn
+ * now (kit_plan_speed_case()); --speed-n, --speed-threads and --speed-seed repeat a run. */
+static void choose_speed_case(size_t base, int given_n_applies, size_t *n, unsigned *threads, unsigned long long *seed)
 {
-    unsigned long long random[2] = {0, 0};
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, random, sizeof random) != (ssize_t)sizeof random) {
-        random[0] = (unsigned long long)getpid() * 0x9E3779B97F4A7C15ull;
-        random[1] = random[0] ^ (unsigned long long)time(NULL);
-    }
-    if (fd >= 0)
-        close(fd);
-    /* Odd (so not a power of two), and at most 1/64 below speedup.n: like for like. */
-    size_t span = base / 128 > 0 ? base / 128 : 1;
-    *n = args.speed_n && given_n_applies ? args.speed_n : (base > 2 ? base - 1 - 2 * (size_t)(random[0] % span) : base);
-    *seed = args.speed_seed_given ? args.speed_seed : random[1] % 1000000007ull;
+    kit_random random;
+    kit_random_from_system(&random);
+    kit_plan_speed_case(args.stage, base, &random, n, threads, seed);
+    if (args.speed_n && given_n_applies)
+        *n = args.speed_n;
+    if (args.speed_threads)
+        *threads = args.speed_threads;
+    if (args.speed_seed_given)
+        *seed = args.speed_seed;
 }
 
 /*
@@ -570,25 +668,29 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
 {
     memset(result, 0, sizeof *result);
     size_t n;
+    unsigned threads;
     unsigned long long seed;
-    choose_speed_case(base, given_n_applies, &n, &seed);
-    char n_text[32], seed_text[32];
+    choose_speed_case(base, given_n_applies, &n, &threads, &seed);
+    char n_text[32], seed_text[32], threads_text[16];
     snprintf(n_text, sizeof n_text, "%zu", n);
     snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    snprintf(threads_text, sizeof threads_text, "%u", threads);
     char *request[] = {"speedup", "--config", (char *)(args.config ? args.config : ""), "--n", n_text,
-                       "--seed", seed_text, NULL};
+                       "--seed", seed_text, "--threads", threads_text, NULL};
     runner_reply r;
     ask_runner(args.runner, request, 180, &r);
     snprintf(result->gpu, sizeof result->gpu, "%s", r.device);
     result->timed_n = n;
+    result->timed_threads = threads;
     result->timed_seed = seed;
     kit_speedup s = r.speedup;
     if (r.problem[0]) {
         result->outcome = KIT_OUTCOME_FAIL;
         snprintf(result->message, sizeof result->message, "%s", r.problem);
-    } else if (r.error[0] || !r.has_speedup || r.speed_n != n || r.speed_seed != seed) {
+    } else if (r.error[0] || !r.has_speedup || r.speed_n != n || r.speed_seed != seed || r.speed_threads != threads) {
         result->outcome = KIT_OUTCOME_FAIL;
-        snprintf(result->message, sizeof result->message, "not timed at n = %zu, seed %llu: %s", n, seed,
+        snprintf(result->message, sizeof result->message, "not timed at n = %zu, %u threads, seed %llu: %s", n,
+                 threads, seed,
                  r.error[0] ? r.error : "the runner did not time the case it was asked to");
     } else {
         kit_speedup_decide(&config, args.stage, &s, 1);
@@ -616,9 +718,9 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
                      kit_grade_title(baseline));
         snprintf(result->message, sizeof result->message,
                  "stage %d %s%s; required %.2fx (%s). Timed at n = %zu (chosen at random for this run), seed %llu, "
-                 "%u threads, median of %d interleaved samples each, spread %.1f%%, %d attempt(s), the input changed "
+                 "%u threads (chosen at random too), median of %d interleaved samples each, spread %.1f%%, %d attempt(s), the input changed "
                  "and the answer checked before every repetition%s%s",
-                 args.stage, measured, where, s.required, rule, n, seed, config.speedup_threads, s.samples,
+                 args.stage, measured, where, s.required, rule, n, seed, threads, s.samples,
                  100 * s.spread, s.attempts, s.within_noise ? "; passed within the measurement's noise" : "",
                  result->outcome == KIT_OUTCOME_PASS ? ""
                  : r.advice[0] ? ". Why: " /* the runner's word on the grid, from this run */
@@ -735,14 +837,20 @@ static int record(SRunner *runner, const char *tcase, kit_part part, const char 
 }
 
 /* Writes a failed part without running anything (the audit said no). */
-static void fail_part(kit_part part, const char *message)
+static void fail_part_built(kit_part part, const char *message, int not_built)
 {
     kit_result r;
     memset(&r, 0, sizeof r);
     r.outcome = KIT_OUTCOME_FAIL;
+    r.not_built = not_built;
     snprintf(r.message, sizeof r.message, "%s", message);
     kit_result_write(args.results, args.stage, part, &r);
     printf("FAIL: %s\n", message);
+}
+
+static void fail_part(kit_part part, const char *message)
+{
+    fail_part_built(part, message, 0);
 }
 
 /* A stage file that did not compile has no object (nvcc) or no runner (the CPU emulator's
@@ -778,7 +886,7 @@ static int failed_to_build(kit_part part, int emulated, int runner_too)
         fclose(f);
     if (!quoted)
         snprintf(message + used, sizeof message - used, " (the compiler's messages are in the build's output)");
-    fail_part(part, message);
+    fail_part_built(part, message, emulator_only);
     return 1;
 }
 
@@ -826,6 +934,7 @@ static int run_sandbox_command(void)
     runner_reply r;
     memset(&r, 0, sizeof r);
     r.run = run;
+    r.probing = 1; /* its exit status goes to the script that asked, which decides */
     parse_reply(&r);
     int code = r.run.exited ? r.run.code : 128 + r.run.code;
     if (r.error[0] && r.error_status != KIT_OK) /* the runner's own verdict (a hang on the emulator, say): for the script that reads it */

@@ -72,6 +72,8 @@ typedef enum kit_part {
 kit_problem kit_grade_problem(int stage);
 /** The stage whose reference stage \p stage's speed is measured against (stages.def's last column). */
 int kit_grade_baseline(int stage);
+/** The block sizes stage \p stage supports (stages.def: powers of two from \p low to \p high). */
+void kit_grade_threads(int stage, unsigned *low, unsigned *high);
 /** The stage's title ("3x3 matrices, 9 ints per thread"). */
 const char *kit_grade_title(int stage);
 /** Whether the stage finishes in one pass (KIT_PASSES_ONE). */
@@ -117,6 +119,7 @@ kit_status kit_grade_config_load(kit_grade_config *config, const char *path, kit
 
 /** One checked run of a stage and what it gave. */
 typedef struct kit_case {
+    int id;              /**< the planned case it answers (kit_planned_case::id) */
     size_t n;
     unsigned threads;
     kit_pattern pattern;
@@ -220,6 +223,9 @@ typedef struct kit_result {
     char message[2048];
     double achieved, required, reference, spread; /**< speedup only; 0 when not measured */
     size_t timed_n;                /**< speedup only: the n chosen at random for this run */
+    unsigned timed_threads;        /**< speedup only: the block size chosen at random for this run */
+    int not_built;                 /**< the CPU emulator's compiler could not build a file nvcc built: where a
+                                        GPU graded the stage, its grade stands alone (kit_grade_stage()) */
     unsigned long long timed_seed; /**< speedup only: the input's seed */
     char gpu[256];
 } kit_result;
@@ -233,7 +239,7 @@ void kit_result_clear(const char *dir, int stage);
 
 /* ---------------------------------------------------------------- the emulator's load rule */
 
-/** What the CPU emulator counted of the global loads of one first pass (kit_emu_counts, counters.h). */
+/** What the CPU emulator counted of the global loads of every launch of a reduction (kit_emu_counts, counters.h). */
 typedef struct kit_load_counts {
     unsigned long long requests; /**< warp-level global loads */
     unsigned long long sectors;  /**< the distinct 32-byte sectors each touched, summed (as Nsight Compute's
@@ -243,7 +249,7 @@ typedef struct kit_load_counts {
 
 /**
  * The load rule of a stage whose lesson is coalescing (stageK.max_sectors_per_request > 0:
- * stage 15), decided on what the CPU emulator counted in the first pass of the student's stage
+ * stage 15), decided on what the CPU emulator counted over every launch of the student's stage
  * and of reference stage K, at the same \p n and \p threads. A GPU's L1 can hide strided loads
  * from the clock (on an H100, stage 13's 9 ints per thread run as fast as stage 15), so this
  * part counts instead: each load request's sectors against the fewest its bytes fill (1 for any
@@ -268,6 +274,7 @@ typedef struct kit_stage_grade {
     int passed;    /**< every part passed */
     int emulated_correctness; /**< correctness comes from the CPU emulator */
     int emulated_races;       /**< the sanitizer column comes from the emulator's race check */
+    int emulator_not_built;   /**< the emulator's compiler could not build the file: the GPU graded it alone */
     char advice[1024];        /**< what the CPU emulator saw that would be slow on a GPU (no points) */
 } kit_stage_grade;
 
@@ -279,7 +286,8 @@ typedef struct kit_stage_grade {
  * Without a GPU the emulated parts stand in: the CPU emulator's correctness result earns the
  * correctness points and its race check the sanitizer points; speed is not measured and
  * earns none. A GPU result, when there is one (pass, or fail, as KIT_REQUIRE_GPU=1 makes a
- * missing GPU), always decides instead. The emulator's load rule (KIT_PART_EMULATED_SPEED,
+ * missing GPU), always decides instead. Where both graded, both must pass, but a file that only the
+ * emulator's compiler could not build (kit_result::not_built) is graded by the GPU alone, with a note. The emulator's load rule (KIT_PART_EMULATED_SPEED,
  * kit_loads_decide()) never earns points: where it ran and failed, the GPU's speed part earns
  * none either.
  */
@@ -295,29 +303,81 @@ void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *g
 
 /* ---------------------------------------------------------------- running stages */
 
-/**
- * The matrix of correctness cases for one stage, on inputs of its problem: every size class
- * (1, around a warp, below one block, just past one and two blocks, powers of two and not,
- * several passes), every supported block size, every input pattern, two seeds; for a float
- * stage then KIT_REPRODUCIBLE_RUNS runs of two random inputs at every block size (the largest
- * as large as \p max_n allows), which must give the same bits (kit_check_reproducible()).
- * Runs until the matrix is done or a run leaves the GPU unusable. \p large: 2^26 ints' worth
- * only (kit_grade_elements()). \p max_n (0: none) leaves out larger sizes and folds the
- * scattered ones below it.
- */
-kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
-                                 kit_error *err);
+/* ---------------------------------------------------------------- the plan (plan.c) */
 
-/** Runs of one input in the correctness matrix of a float stage (kit_grade_correctness()). */
+/** kit_grade's own randomness (splitmix64), seeded from /dev/urandom at every grading. */
+typedef struct kit_random {
+    uint64_t state;
+} kit_random;
+/** Seeds \p random from /dev/urandom (from the clock and pid where there is none). */
+void kit_random_from_system(kit_random *random);
+uint64_t kit_random_next(kit_random *random);
+
+/** One case kit_grade asks a runner for: an input (n, pattern, seed) at one block size, run
+ *  \p repeats times (each run must give the bits of the first). */
+typedef struct kit_planned_case {
+    int id;                  /**< its index in the plan: the runner's answer names it */
+    size_t n;
+    unsigned threads;
+    kit_pattern pattern;
+    unsigned long long seed;
+    int repeats;
+} kit_planned_case;
+
+/** The cases of one request, in the order the runner runs them. */
+typedef struct kit_plan {
+    kit_planned_case *cases;
+    int count, capacity;
+} kit_plan;
+
+/**
+ * The correctness matrix of one stage: every size class (1, around a warp, below one block, just
+ * past one and two blocks, powers of two and not, several passes), three sizes drawn now, every
+ * supported block size, every input pattern with fresh seeds (two for a pattern drawn from its
+ * seed); for a float stage then KIT_REPRODUCIBLE_RUNS runs of two drawn inputs at every block
+ * size. \p max_n (0: none) leaves out larger sizes (the CPU emulator's limit).
+ */
+kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err);
+/** About 2^26 ints' worth (drawn within 1/16 below) at every block size: all ones and a seeded pattern. */
+kit_status kit_plan_large(kit_plan *plan, int stage, kit_random *random, kit_error *err);
+/** Two drawn inputs (about 2^20 and about 6,000 elements), 10 runs each at every block size. */
+kit_status kit_plan_repeats(kit_plan *plan, int stage, kit_random *random, kit_error *err);
+/** Within 2^16 of kit_max_n() (2^30 words), at the smallest and largest block size. */
+kit_status kit_plan_largest(kit_plan *plan, int stage, kit_random *random, kit_error *err);
+/** A speed case around \p base elements: n from base / 2 to 2 x base, any supported block size, a fresh seed. */
+void kit_plan_speed_case(int stage, size_t base, kit_random *random, size_t *n, unsigned *threads,
+                         unsigned long long *seed);
+void kit_plan_free(kit_plan *plan);
+
+/** The plan as the runner reads it on its standard input, a line a case:
+ *  "case id=K n=N threads=T pattern=P seed=S repeats=R" (malloc'd; NULL when out of memory). */
+char *kit_plan_text(const kit_plan *plan);
+/** Reads one line of kit_plan_text() (the runner's side); 0 when it is not one. */
+int kit_plan_parse_line(const char *line, kit_planned_case *c);
+
+/**
+ * The answers against the plan: each must name a planned case with its own n, block size,
+ * pattern and seed and a run below its repeats, and none may come twice; when every answer
+ * passed, every run of every case must have one, but for cases with n >= \p skipped_from_n
+ * (0: none) that the runner said it could not hold. Returns 0 when they match, 1 when not
+ * (\p why says how), -1 when out of memory.
+ */
+int kit_plan_check(const kit_plan *plan, const kit_case_log *log, size_t skipped_from_n, char *why, size_t size);
+
+/* ---------------------------------------------------------------- running stages (runs.c) */
+
+/** Runs of one input in the correctness matrix of a float stage (kit_plan_correctness()). */
 #define KIT_REPRODUCIBLE_RUNS 4
 
-/** n = kit_max_n() (2^30 words, 4 GiB: 2^30 ints, 2^30 / 9 matrices) at the smallest and largest block
- *  size: what only a huge n shows (32-bit overflows). */
-kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err);
-
-/** The same two inputs ten times at every block size: a race, or a float sum added in another
- *  order each time, shows as answers that differ. */
-kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err);
+/**
+ * The runner's side: runs the planned cases in order, each checked by the harness (and judged
+ * again by kit_grade), reusing one input for consecutive cases of the same n, pattern and seed.
+ * Once a block size has failed, its cases above 4096 elements are left out (the small ones show
+ * the pattern of the failure); a case the machine cannot hold (the 4 GiB ones) is left out with
+ * a line to \p skipped. Stops when a run leaves the GPU unusable.
+ */
+kit_status kit_grade_cases(const kit_stage *stage, const kit_plan *plan, kit_case_log *log, char *skipped,
+                           size_t skipped_size, kit_error *err);
 
 /**
  * The speedup case at n = config->speedup_n elements with input \p seed (the grader picks both

@@ -64,17 +64,28 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
 #define RAN(p) (g->parts[p].outcome == KIT_OUTCOME_PASS || g->parts[p].outcome == KIT_OUTCOME_FAIL)
 #define PASSED(p) (g->parts[p].outcome == KIT_OUTCOME_PASS)
     int gpu_correctness = RAN(KIT_PART_CORRECTNESS), emulated_correctness = RAN(KIT_PART_EMULATED);
+    /* A file nvcc builds and the emulator's compiler cannot: a valid GPU solution never loses
+     * points to the emulator. The GPU's grade stands alone, and the report says why. */
+    int emulator_could_not_build = gpu_correctness && g->parts[KIT_PART_EMULATED].not_built;
+    if (emulator_could_not_build) {
+        emulated_correctness = 0;
+        g->emulator_not_built = 1;
+    }
     g->emulated_correctness = !gpu_correctness && emulated_correctness;
     int correct = (gpu_correctness || emulated_correctness) && (!gpu_correctness || PASSED(KIT_PART_CORRECTNESS)) &&
                   (!emulated_correctness || PASSED(KIT_PART_EMULATED));
-    /* The emulator's load rule (stage 15) earns nothing itself: where it failed, no speed points. */
-    int fast = PASSED(KIT_PART_SPEEDUP) && (!RAN(KIT_PART_EMULATED_SPEED) || PASSED(KIT_PART_EMULATED_SPEED));
+    /* The emulator's load rule (stage 15) earns nothing itself, but the speed points need it to
+     * have run and passed: a rule that could not run (the emulator could not build the file,
+     * or count its loads) must not be a way round it. */
+    int fast = PASSED(KIT_PART_SPEEDUP) &&
+               (config->max_sectors_per_request[stage] > 0 ? PASSED(KIT_PART_EMULATED_SPEED)
+                                                           : !RAN(KIT_PART_EMULATED_SPEED) || PASSED(KIT_PART_EMULATED_SPEED));
     int sanitizer_ran = 0, sanitizer_clean = 1;
     for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++) {
         sanitizer_ran |= RAN(p);
         sanitizer_clean &= PASSED(p);
     }
-    int races_ran = RAN(KIT_PART_EMULATED_RACES);
+    int races_ran = RAN(KIT_PART_EMULATED_RACES) && !emulator_could_not_build;
     g->emulated_races = !sanitizer_ran && races_ran;
     int clean = (sanitizer_ran || races_ran) && (!sanitizer_ran || sanitizer_clean) &&
                 (!races_ran || PASSED(KIT_PART_EMULATED_RACES));
@@ -217,6 +228,8 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
             const kit_result *r = &grades[i].parts[p];
             if (r->outcome == KIT_OUTCOME_PASS || r->outcome == KIT_OUTCOME_SKIP || !r->message[0])
                 continue;
+            if (grades[i].emulator_not_built && (p == KIT_PART_EMULATED || p == KIT_PART_EMULATED_RACES))
+                continue; /* said below, as a note: it costs no points */
             /* "not timed, because the stage is not correct": the correctness note says why. */
             if (p == KIT_PART_SPEEDUP && strncmp(r->message, "not timed", 9) == 0 &&
                 grades[i].parts[KIT_PART_CORRECTNESS].outcome == KIT_OUTCOME_FAIL)
@@ -225,6 +238,10 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
                 fprintf(out, "\nWhat to fix:\n");
             fprintf(out, "- stage %d %s: %s\n", grades[i].stage, kit_part_name((kit_part)p), r->message);
         }
+    for (int i = 0; i < count; i++)
+        if (grades[i].emulator_not_built)
+            fprintf(out, "\nNote: stage %d's file compiles with nvcc but not on the kit's CPU emulator, so the GPU "
+                    "graded it alone (no points lost): %s\n", grades[i].stage, grades[i].parts[KIT_PART_EMULATED].message);
     int advised = 0;
     for (int i = 0; i < count; i++)
         if (grades[i].advice[0])

@@ -48,8 +48,10 @@ int kit_result_write(const char *dir, int stage, kit_part part, const kit_result
     if (part == KIT_PART_SPEEDUP && r->required > 0)
         fprintf(f, "achieved=%.4f\nrequired=%.4f\nreference=%.4f\nspread=%.4f\n", r->achieved, r->required,
                 r->reference, r->spread);
+    if (r->not_built)
+        fprintf(f, "not_built=1\n");
     if (part == KIT_PART_SPEEDUP && r->timed_n > 0)
-        fprintf(f, "timed_n=%zu\ntimed_seed=%llu\n", r->timed_n, r->timed_seed);
+        fprintf(f, "timed_n=%zu\ntimed_threads=%u\ntimed_seed=%llu\n", r->timed_n, r->timed_threads, r->timed_seed);
     if (r->gpu[0])
         write_line(f, "gpu", r->gpu);
     int ok = fclose(f) == 0;
@@ -89,6 +91,10 @@ void kit_result_read(const char *dir, int stage, kit_part part, kit_result *r)
             r->spread = atof(value);
         } else if (strcmp(line, "timed_n") == 0) {
             r->timed_n = (size_t)strtoull(value, NULL, 10);
+        } else if (strcmp(line, "not_built") == 0) {
+            r->not_built = atoi(value) == 1;
+        } else if (strcmp(line, "timed_threads") == 0) {
+            r->timed_threads = (unsigned)strtoul(value, NULL, 10);
         } else if (strcmp(line, "timed_seed") == 0) {
             r->timed_seed = strtoull(value, NULL, 10);
         }

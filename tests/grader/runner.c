@@ -103,7 +103,8 @@ static void say_cases(const kit_case_log *log)
         const kit_case *c = &log->cases[i];
         char words[KIT_MAX_WORDS * 9 + 1];
         kit_value_to_words(references[KIT_GRADE_STAGE - 1].problem, &c->got, words, sizeof words);
-        say("case n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%s message=%s", c->n, c->threads,
+        say("case id=%d n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%s message=%s", c->id, c->n,
+            c->threads,
             kit_pattern_name(c->pattern), c->seed, c->repeat, (int)c->status, words, c->message);
     }
 }
@@ -113,42 +114,69 @@ static void say_error(kit_status status, const kit_error *err)
     say("error status=%d message=%s", (int)status, err->message);
 }
 
-/* The largest n the harness promises, where the GPU and the host have room for it. */
-static void run_largest(const kit_stage *stage, const kit_gpu *gpu, kit_case_log *log)
+/*
+ * The plan kit_grade drew for this request, on standard input (kit_plan_text()); the runner
+ * runs exactly those cases. The text is wiped once parsed: the seeds need not stay in memory
+ * any longer than the plan does.
+ */
+static int read_plan(kit_plan *plan)
 {
-    const size_t n = kit_max_n(stage->problem);
-    const size_t bytes = kit_workspace_bytes_problem(stage->problem, n);
-    char largest[64];
-    if (n == KIT_MAX_N)
-        snprintf(largest, sizeof largest, "n = 2^30");
-    else
-        snprintf(largest, sizeof largest, "n = %zu (2^30 words)", n);
-    /* The runner holds the input twice on the host (generated, read back to check it). */
-    double need_gib = (double)bytes / (1 << 30);
-    double free_gib = (double)gpu->free_bytes / (1 << 30);
-    if ((double)gpu->free_bytes < 1.1 * (double)bytes) {
-        say("skip %s (the largest n the harness promises) not run: it needs %.1f GiB of GPU memory and %s "
-            "has %.1f GiB free", largest, need_gib, gpu->name, free_gib);
-        return;
+    memset(plan, 0, sizeof *plan);
+    char line[256];
+    while (fgets(line, sizeof line, stdin)) {
+        kit_planned_case c;
+        if (!kit_plan_parse_line(line, &c))
+            return 0;
+        if (plan->count == plan->capacity) {
+            int capacity = plan->capacity ? 2 * plan->capacity : 256;
+            kit_planned_case *bigger = realloc(plan->cases, (size_t)capacity * sizeof *bigger);
+            if (!bigger)
+                return 0;
+            plan->cases = bigger;
+            plan->capacity = capacity;
+        }
+        plan->cases[plan->count++] = c;
+        memset(line, 0, sizeof line);
     }
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double host_gib = pages > 0 && page > 0 ? (double)pages * (double)page / (1 << 30) : 0;
-    if (host_gib > 0 && host_gib < 2.5 * 4.0) {
-        say("skip %s (the largest n the harness promises) not run: it needs about 10 GiB of free host memory, "
-            "%.1f GiB are free", largest, host_gib);
-        return;
-    }
-    kit_error err = {KIT_OK, ""};
-    kit_status status = kit_grade_largest(stage, log, &err);
-    say_cases(log);
-    if (status != KIT_OK && log->count == 0)
-        say_error(status, &err);
+    return plan->count > 0;
 }
+
+#ifdef KIT_RUNNER_EMULATED
+/*
+ * The load rule's counts (kit_loads_decide(), in kit_grade): every global load of every launch
+ * of every pass, the stage's and reference stage K's, at the n and block size kit_grade drew
+ * (a decoy first launch, or coalesced loads at one size only, counts as what it is). A count
+ * the emulator could not make is said as such: the rule then earns nothing.
+ */
+static void say_loads(const kit_stage *graded, const kit_stage *reference, size_t n, unsigned threads)
+{
+    kit_workspace ws;
+    kit_error err = {KIT_OK, ""};
+    kit_emu_counts mine, theirs;
+    kit_status status = kit_workspace_init_problem(&ws, graded->problem, n, &err);
+    if (status == KIT_OK)
+        status = kit_workspace_fill(&ws, KIT_PATTERN_POSITIONAL, n, &err);
+    if (status == KIT_OK)
+        status = kit_count_all_launches(graded, &ws, threads, &mine, &err);
+    if (status == KIT_OK)
+        status = kit_count_all_launches(reference, &ws, threads, &theirs, &err);
+    kit_workspace_free(&ws);
+    if (status != KIT_OK) {
+        say("loads n=%zu threads=%u uncounted message=%s", n, threads, err.message);
+        return;
+    }
+    say("loads n=%zu threads=%u requests=%llu sectors=%llu needed=%llu reference_requests=%llu "
+        "reference_sectors=%llu reference_needed=%llu launches=%llu", n, threads, mine.global_load_requests,
+        mine.global_load_sectors, mine.global_load_sectors_needed, theirs.global_load_requests,
+        theirs.global_load_sectors, theirs.global_load_sectors_needed, mine.launches);
+}
+#endif
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: runner probe|correctness [--max-n N]|large|repeats|largest|speedup --config FILE --n N "
-                    "--seed S|once|races\n(started by kit_grade, which reads the answers on file descriptor 3)\n");
+    fprintf(stderr, "usage: runner probe|cases [--advice N] [--loads N T1 T2] < PLAN|speedup --config FILE --n N "
+                    "--seed S --threads T|once|races\n(started by kit_grade, which writes the plan and reads the answers "
+                    "on file descriptor 3)\n");
     return 2;
 }
 
@@ -301,14 +329,8 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
                                                   "thread loop over many elements (a grid-stride loop)"
                                                 : "give each thread more inputs (more than one add while loading)");
         }
-        if (counted) {
+        if (counted)
             add_counted_advice(advice, sizeof advice, &mine_counted, &theirs_counted);
-            say("loads n=%zu threads=%u requests=%llu sectors=%llu needed=%llu reference_requests=%llu "
-                "reference_sectors=%llu reference_needed=%llu", n, threads, mine_counted.global_load_requests,
-                mine_counted.global_load_sectors, mine_counted.global_load_sectors_needed,
-                theirs_counted.global_load_requests, theirs_counted.global_load_sectors,
-                theirs_counted.global_load_sectors_needed);
-        }
     }
     kit_workspace_free(&ws);
     if (advice[0])
@@ -355,37 +377,45 @@ int main(int argc, char **argv)
     int exit_code = 0;
     if (strcmp(request, "probe") == 0) {
         /* nothing else: the device line says it is usable */
-    } else if (strcmp(request, "correctness") == 0) {
-        size_t max_n = 0;
-        if (argc >= 4 && strcmp(argv[2], "--max-n") == 0)
-            max_n = strtoull(argv[3], NULL, 10);
-        status = kit_grade_correctness(&graded, 0, max_n, &log, &err);
+    } else if (strcmp(request, "cases") == 0) {
+        kit_plan plan;
+        if (!read_plan(&plan)) {
+            say("error status=%d message=the runner got no plan it could read on its standard input", (int)KIT_BAD_ARGUMENT);
+            kit_plan_free(&plan);
+            say("done");
+            return 2;
+        }
+        char skipped[512] = "";
+        status = kit_grade_cases(&graded, &plan, &log, skipped, sizeof skipped, &err);
+        kit_plan_free(&plan);
         say_cases(&log);
+        if (skipped[0])
+            say("skip %s", skipped);
         if (status != KIT_OK)
             say_error(status, &err);
-#ifdef KIT_RUNNER_EMULATED
         int every_case_passed = status == KIT_OK;
         for (int i = 0; i < log.count; i++)
             every_case_passed &= log.cases[i].status == KIT_OK;
-        if (every_case_passed) /* a correct stage only: a broken one may not even finish; at the largest n */
-            say_advice(&graded, &references[KIT_GRADE_STAGE - 1], max_n ? max_n : ((size_t)1 << 20) + 7, 256, &gpu);
+        /* After a correct run only (a broken stage may not even finish): on the CPU emulator, why
+         * it may be slow (at --advice N, 256 threads), and the load rule's counts (--loads N T1 T2). */
+        for (int i = 2; every_case_passed && i + 1 < argc; i++) {
+            if (strcmp(argv[i], "--advice") == 0) {
+                say_advice(&graded, &references[KIT_GRADE_STAGE - 1], strtoull(argv[i + 1], NULL, 10), 256, &gpu);
+                i++;
+            }
+#ifdef KIT_RUNNER_EMULATED
+            else if (strcmp(argv[i], "--loads") == 0) {
+                size_t n = strtoull(argv[++i], NULL, 10);
+                for (; i + 1 < argc && argv[i + 1][0] != '-'; i++)
+                    say_loads(&graded, &references[KIT_GRADE_STAGE - 1], n, (unsigned)strtoul(argv[i + 1], NULL, 10));
+            }
 #endif
-    } else if (strcmp(request, "large") == 0) {
-        status = kit_grade_correctness(&graded, 1, 0, &log, &err);
-        say_cases(&log);
-        if (status != KIT_OK)
-            say_error(status, &err);
-    } else if (strcmp(request, "repeats") == 0) {
-        status = kit_grade_repeats(&graded, &log, &err);
-        say_cases(&log);
-        if (status != KIT_OK)
-            say_error(status, &err);
-    } else if (strcmp(request, "largest") == 0) {
-        run_largest(&graded, &gpu, &log);
+        }
     } else if (strcmp(request, "speedup") == 0) {
         kit_grade_config config;
         const char *config_path = NULL;
         size_t n = 0;
+        unsigned threads = 0;
         unsigned long long seed = 7;
         for (int i = 2; i + 1 < argc; i += 2) {
             if (strcmp(argv[i], "--config") == 0)
@@ -394,6 +424,8 @@ int main(int argc, char **argv)
                 n = strtoull(argv[i + 1], NULL, 10);
             else if (strcmp(argv[i], "--seed") == 0)
                 seed = strtoull(argv[i + 1], NULL, 10);
+            else if (strcmp(argv[i], "--threads") == 0)
+                threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
         }
         if (kit_grade_config_load(&config, config_path, &err) != KIT_OK) {
             say_error(KIT_BAD_ARGUMENT, &err);
@@ -402,6 +434,8 @@ int main(int argc, char **argv)
                 config.speedup_n = n; /* elements: kit_grade divided the ints by the words of one */
             else
                 config.speedup_n = kit_grade_elements(KIT_GRADE_STAGE, config.speedup_n);
+            if (threads >= graded.min_threads && threads <= graded.max_threads)
+                config.speedup_threads = threads;
             kit_speedup s;
             status = kit_grade_speedup(&config, &graded, references, seed, &s, &err);
             if (status != KIT_OK)

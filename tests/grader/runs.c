@@ -42,210 +42,120 @@ static void release(kit_workspace *ws, kit_status last)
         kit_workspace_free(ws);
 }
 
-/* ---------------------------------------------------------------- correctness */
+/* ---------------------------------------------------------------- the planned cases */
 
-/*
- * Sizes every stage must get right. Each catches a kind of mistake: 1 and 2 (a tree that
- * needs two values), around a warp (31-33), below, at and past one block, powers of two and
- * their neighbours (1023, 1025), a prime (1000003) and 2^20 + 7 (several passes, a ragged
- * last block in each), 3 * 2^18 (whole blocks, but not a power of two).
- */
-static const size_t fixed_sizes[] = {1,    2,    3,     31,    32,      33,        63,        64,
-                                     65,   100,  1000,  1023,  1024,    1025,      4096,      65536,
-                                     786432, 1000003, (size_t)1 << 20, ((size_t)1 << 20) + 7};
+/* A workspace of this many bytes or more is one of the 4 GiB cases: the machine may not hold it. */
+#define KIT_HUGE_BYTES ((size_t)1 << 31)
 
-/* Sizes relative to the block size: one short of a block, one past one and two blocks. */
-static size_t relative_size(unsigned threads, int which)
+/* Whether the GPU and the host have room for a workspace of \p bytes; if not, \p why says so.
+ * The runner holds the input twice on the host (generated, read back to check it). */
+static int can_hold(const kit_stage *stage, size_t n, size_t bytes, char *why, size_t size)
 {
-    const size_t t = threads;
-    const size_t sizes[] = {t - 1, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 5};
-    return sizes[which];
-}
-#define RELATIVE_SIZES 5
-
-/* A few sizes no one can tune for: fixed seeds, so a failure can be repeated. */
-static size_t scattered_size(int which, size_t max_n)
-{
-    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(which + 11);
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 32;
-    /* On the CPU emulator (max_n set) below 2^17: a scattered size tests the odd shape of n,
-     * not its scale, and the emulator runs a GPU thread per fiber. */
-    const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
-    return 1 + (size_t)(x % range);
-}
-#define SCATTERED_SIZES 3
-
-/* Ones and last-only first: their failures say the most (elements lost, the tail). */
-static const kit_pattern pattern_order[] = {KIT_PATTERN_ONES, KIT_PATTERN_LAST_ONLY, KIT_PATTERN_POSITIONAL,
-                                            KIT_PATTERN_RANDOM};
-static const unsigned long long seeds[] = {1, 2};
-
-/* Runs one input at one block size `repeats` times; returns 0 once the GPU is unusable. */
-static int run_case(const kit_stage *stage, kit_workspace *ws, unsigned threads, int repeats, kit_case_log *log)
-{
-    for (int r = 0; r < repeats; r++) {
-        kit_case c;
-        memset(&c, 0, sizeof c);
-        kit_error err = {KIT_OK, ""};
-        c.n = ws->n;
-        c.threads = threads;
-        c.pattern = ws->pattern;
-        c.seed = ws->seed;
-        c.repeat = r;
-        c.expected = ws->ref.answer;
-        c.status = kit_run_checked(stage, ws, threads, &c.got, &err);
-        note_status(c.status);
-        if (c.status != KIT_OK)
-            snprintf(c.message, sizeof c.message, "%s", err.message);
-        if (!kit_case_log_add(log, &c))
-            return 0;
-        if (kit_status_is_fatal(c.status))
-            return 0;
+    kit_gpu gpu;
+    kit_error err = {KIT_OK, ""};
+    if (kit_gpu_open(&gpu, &err) != KIT_OK)
+        return 1; /* the run itself will say what is wrong */
+    const double need_gib = (double)bytes / (1 << 30), free_gib = (double)gpu.free_bytes / (1 << 30);
+    if ((double)gpu.free_bytes < 1.1 * (double)bytes) {
+        snprintf(why, size, "n = %zu (the largest n the harness promises, 2^30 words) not run: it needs %.1f GiB of "
+                 "GPU memory and %s has %.1f GiB free", n, need_gib, gpu.name, free_gib);
+        return 0;
     }
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double host_gib = pages > 0 && page > 0 ? (double)pages * (double)page / (1 << 30) : 0;
+    if (host_gib > 0 && host_gib < 2.5 * need_gib) {
+        snprintf(why, size, "n = %zu (the largest n the harness promises, 2^30 words) not run: it needs about %.0f GiB "
+                 "of free host memory, %.1f GiB are free", n, 2.5 * need_gib, host_gib);
+        return 0;
+    }
+    (void)stage;
     return 1;
 }
 
-/* Every pattern (and seed) of one n, at one block size. */
-static kit_status run_size(const kit_stage *stage, size_t n, unsigned threads, kit_case_log *log, kit_error *err)
+/* How long one run may take before it counts as hung: more for the large inputs. */
+static double timeout_for(const kit_stage *stage, size_t n)
+{
+    const size_t words = n * kit_in_words(stage->problem);
+    return words >= ((size_t)1 << 29) ? 4 * KIT_GRADE_TIMEOUT_S
+           : words >= ((size_t)1 << 25) ? 2 * KIT_GRADE_TIMEOUT_S
+                                        : KIT_GRADE_TIMEOUT_S;
+}
+
+kit_status kit_grade_cases(const kit_stage *stage, const kit_plan *plan, kit_case_log *log, char *skipped,
+                           size_t skipped_size, kit_error *err)
 {
     kit_workspace ws;
-    kit_status status = kit_workspace_init_problem(&ws, stage->problem, n, err);
-    ws.timeout_s = KIT_GRADE_TIMEOUT_S;
-    int alive = 1;
-    for (size_t p = 0; status == KIT_OK && alive && p < sizeof pattern_order / sizeof pattern_order[0]; p++) {
-        int seeded = pattern_order[p] == KIT_PATTERN_RANDOM || pattern_order[p] == KIT_PATTERN_POSITIONAL;
-        for (int s = 0; status == KIT_OK && alive && s < (seeded ? 2 : 1); s++) {
-            status = kit_workspace_fill(&ws, pattern_order[p], seeded ? seeds[s] + n : 1, err);
-            if (status == KIT_OK)
-                alive = run_case(stage, &ws, threads, 1, log);
-        }
-    }
-    if (status == KIT_OK && !alive)
-        status = kit_fail(err, log->cases[log->count - 1].status, "%s", log->cases[log->count - 1].message);
-    release(&ws, status);
-    return status;
-}
-
-static kit_status run_repeats(const kit_stage *stage, size_t max_n, int runs, kit_case_log *log, kit_error *err);
-
-static int supports(const kit_stage *stage, unsigned threads)
-{
-    return threads >= stage->min_threads && threads <= stage->max_threads;
-}
-
-kit_status kit_grade_correctness(const kit_stage *stage, int large, size_t max_n, kit_case_log *log,
-                                 kit_error *err)
-{
+    memset(&ws, 0, sizeof ws);
+    int have_workspace = 0, filled = 0;
     kit_status status = KIT_OK;
-    if (large) {
-        /* 2^26 ints' worth (256 MiB, far above any L2; 2^26 / 9 matrices): every block size, two patterns. */
-        kit_workspace ws;
-        status = kit_workspace_init_problem(&ws, stage->problem, kit_grade_elements(stage->number, (size_t)1 << 26),
-                                            err);
-        ws.timeout_s = 2 * KIT_GRADE_TIMEOUT_S;
-        const kit_pattern patterns[] = {KIT_PATTERN_ONES, KIT_PATTERN_RANDOM};
-        int alive = 1;
-        for (int p = 0; status == KIT_OK && alive && p < 2; p++) {
-            status = kit_workspace_fill(&ws, patterns[p], 26, err);
-            for (unsigned t = stage->min_threads; status == KIT_OK && alive && t <= stage->max_threads; t *= 2)
-                alive = run_case(stage, &ws, t, 1, log);
-        }
-        release(&ws, alive ? status : log->cases[log->count - 1].status);
-        return status;
-    }
-    for (unsigned t = stage->min_threads; t <= stage->max_threads; t *= 2) {
-        if (!supports(stage, t))
+    unsigned failed_threads[64];
+    int failed_count = 0;
+    if (skipped && skipped_size)
+        skipped[0] = '\0';
+    for (int i = 0; i < plan->count && status == KIT_OK; i++) {
+        const kit_planned_case *p = &plan->cases[i];
+        /* Once a block size has failed, larger inputs cannot make it pass, and the small ones
+         * already show the pattern of the failure (wrong kernels on the emulator took 90 s
+         * where they now take 25). */
+        int failed = 0;
+        for (int f = 0; f < failed_count; f++)
+            failed |= failed_threads[f] == p->threads;
+        if (failed && p->n > 4096)
             continue;
-        size_t sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] + RELATIVE_SIZES + SCATTERED_SIZES + 1];
-        int count = 0;
-        for (size_t s = 0; s < sizeof fixed_sizes / sizeof fixed_sizes[0]; s++)
-            if (!max_n || fixed_sizes[s] <= max_n)
-                sizes[count++] = fixed_sizes[s];
-        for (int r = 0; r < RELATIVE_SIZES; r++)
-            if (!max_n || relative_size(t, r) <= max_n)
-                sizes[count++] = relative_size(t, r);
-        for (int r = 0; r < SCATTERED_SIZES; r++)
-            sizes[count++] = scattered_size(r, max_n);
-        /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too:
-         * the largest input there, several passes and a ragged last block. */
-        int listed = 0;
-        for (int s = 0; s < count; s++)
-            listed |= sizes[s] == max_n;
-        if (max_n && !listed && max_n < fixed_sizes[sizeof fixed_sizes / sizeof fixed_sizes[0] - 1])
-            sizes[count++] = max_n;
-        int first_case = log->count;
-        for (int s = 0; s < count; s++) {
-            /* Once this block size has failed, larger inputs cannot make it pass, and the small
-             * ones already show the pattern of the failure: skip them (wrong kernels on the
-             * emulator took 90 s where they now take 25). */
-            int failed = 0;
-            for (int c = first_case; c < log->count && !failed; c++)
-                failed = log->cases[c].status != KIT_OK;
-            if (failed && sizes[s] > 4096)
+        if (!have_workspace || ws.n != p->n) {
+            if (have_workspace)
+                kit_workspace_free(&ws);
+            have_workspace = filled = 0;
+            const size_t bytes = kit_workspace_bytes_problem(stage->problem, p->n);
+            char why[512];
+            if (bytes >= KIT_HUGE_BYTES && !can_hold(stage, p->n, bytes, why, sizeof why)) {
+                if (skipped && skipped_size)
+                    snprintf(skipped, skipped_size, "%s", why);
                 continue;
-            status = run_size(stage, sizes[s], t, log, err);
+            }
+            status = kit_workspace_init_problem(&ws, stage->problem, p->n, err);
             if (status != KIT_OK)
-                return status; /* the GPU is unusable, or a workspace could not be set up */
+                break;
+            have_workspace = 1;
+        }
+        if (!filled || ws.pattern != p->pattern || ws.seed != p->seed) {
+            status = kit_workspace_fill(&ws, p->pattern, p->seed, err);
+            if (status != KIT_OK)
+                break;
+            filled = 1;
+        }
+        ws.timeout_s = timeout_for(stage, p->n);
+        for (int r = 0; r < p->repeats; r++) {
+            kit_case c;
+            memset(&c, 0, sizeof c);
+            kit_error run_err = {KIT_OK, ""};
+            c.id = p->id;
+            c.n = p->n;
+            c.threads = p->threads;
+            c.pattern = p->pattern;
+            c.seed = p->seed;
+            c.repeat = r;
+            c.status = kit_run_checked(stage, &ws, p->threads, &c.got, &run_err);
+            note_status(c.status);
+            if (c.status != KIT_OK)
+                snprintf(c.message, sizeof c.message, "%s", run_err.message);
+            if (!kit_case_log_add(log, &c)) {
+                status = kit_fail(err, KIT_OUT_OF_MEMORY, "no host memory for the answers");
+                break;
+            }
+            if (kit_status_is_fatal(c.status)) {
+                status = kit_fail(err, c.status, "%s", c.message);
+                break;
+            }
+            if (c.status != KIT_OK && failed_count < 64) {
+                failed_threads[failed_count++] = p->threads;
+                break;
+            }
         }
     }
-    /* A float stage must give the same bits every run: repeats, on the CPU emulator too (where no
-     * "repeats" request runs), and after failures too: float atomics that add too many block
-     * sums in a row fail the error bound at small block sizes, and what the repeats show (other
-     * bits each run) is what names their cause (kit_diagnose()). */
-    if (stage->problem.type == KIT_FLOAT)
-        status = run_repeats(stage, max_n, KIT_REPRODUCIBLE_RUNS, log, err);
-    return status;
-}
-
-kit_status kit_grade_largest(const kit_stage *stage, kit_case_log *log, kit_error *err)
-{
-    /* KIT_MAX_N = 2^30 words (4 GiB: 2^30 ints, 2^30 / 9 matrices): byte offsets past 2^31
-     * overflow a signed int here, and only here. Random input, the smallest and the largest
-     * block size (each run reads 4 GiB back to check the input is unchanged). */
-    kit_workspace ws;
-    kit_status status = kit_workspace_init_problem(&ws, stage->problem, kit_max_n(stage->problem), err);
-    ws.timeout_s = 4 * KIT_GRADE_TIMEOUT_S;
-    if (status == KIT_OK)
-        status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 30, err);
-    int alive = 1;
-    const unsigned threads[] = {stage->min_threads, stage->max_threads};
-    for (int i = 0; status == KIT_OK && alive && i < 2; i++)
-        if (i == 0 || threads[1] != threads[0])
-            alive = run_case(stage, &ws, threads[i], 1, log);
-    release(&ws, alive ? status : log->cases[log->count - 1].status);
-    return status;
-}
-
-/*
- * The same two random inputs \p runs times at every block size: n = 2^20 + 7 (many blocks, three
- * passes; capped at \p max_n, 0 = none) and 6149 (a few blocks). Every run must be right, and
- * every repeat give the bits of the first run (kit_check_reproducible(), in kit_grade): a race,
- * or a float sum whose blocks meet in float atomics, shows here. On a GPU the blocks finish in
- * an order of their own every run; the CPU emulator starts each launch at another block.
- */
-static kit_status run_repeats(const kit_stage *stage, size_t max_n, int runs, kit_case_log *log, kit_error *err)
-{
-    const size_t sizes[] = {max_n && max_n < ((size_t)1 << 20) + 7 ? max_n : ((size_t)1 << 20) + 7, 6149};
-    kit_status status = KIT_OK;
-    for (size_t s = 0; status == KIT_OK && s < 2; s++) {
-        kit_workspace ws;
-        status = kit_workspace_init_problem(&ws, stage->problem, sizes[s], err);
-        ws.timeout_s = KIT_GRADE_TIMEOUT_S;
-        if (status == KIT_OK)
-            status = kit_workspace_fill(&ws, KIT_PATTERN_RANDOM, 3, err);
-        for (unsigned t = stage->min_threads; status == KIT_OK && t <= stage->max_threads; t *= 2)
-            if (!run_case(stage, &ws, t, runs, log))
-                status = kit_fail(err, log->cases[log->count - 1].status, "%s", log->cases[log->count - 1].message);
+    if (have_workspace)
         release(&ws, status);
-    }
     return status;
-}
-
-kit_status kit_grade_repeats(const kit_stage *stage, kit_case_log *log, kit_error *err)
-{
-    return run_repeats(stage, 0, 10, log, err);
 }
 
 /* ---------------------------------------------------------------- speedup */

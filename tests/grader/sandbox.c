@@ -98,9 +98,13 @@ static void push(char **list, int *count, int cap, const char *arg)
  * API call" in 3 of 28 runs).
  */
 static void become_sandboxed(char *const argv[], char *const environment[], const char *scratch, const char *mode,
-                             int reply_fd)
+                             int reply_fd, int input_fd)
 {
     setpgid(0, 0); /* one process group: a time-out kills everything the program started */
+    if (input_fd >= 0) {
+        dup2(input_fd, 0);
+        close(input_fd);
+    }
     if (reply_fd != 3) {
         dup2(reply_fd, 3);
         close(reply_fd);
@@ -155,6 +159,41 @@ static void become_sandboxed(char *const argv[], char *const environment[], cons
 int kit_sandbox_run(char *const argv[], char *const environment[], double timeout_s, kit_sandbox_result *result,
                     char *why, size_t why_size)
 {
+    return kit_sandbox_run_with_input(argv, environment, NULL, timeout_s, result, why, why_size);
+}
+
+/* The program's standard input: \p input in a file of the scratch folder, opened and unlinked
+ * before the program starts (a pipe would need writing while the program runs). -1 on failure. */
+static int input_file(const char *scratch, const char *input)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/.input", scratch);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    size_t left = strlen(input);
+    const char *p = input;
+    while (left > 0) {
+        ssize_t wrote = write(fd, p, left);
+        if (wrote <= 0) {
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+        p += wrote;
+        left -= (size_t)wrote;
+    }
+    unlink(path);
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int kit_sandbox_run_with_input(char *const argv[], char *const environment[], const char *input, double timeout_s,
+                               kit_sandbox_result *result, char *why, size_t why_size)
+{
     memset(result, 0, sizeof *result);
     const char *mode = kit_sandbox_mode();
     snprintf(result->mode, sizeof result->mode, "%s", mode);
@@ -172,9 +211,17 @@ int kit_sandbox_run(char *const argv[], char *const environment[], double timeou
         return -1;
     }
 
+    int input_fd = -1;
+    if (input && (input_fd = input_file(scratch, input)) < 0) {
+        snprintf(why, why_size, "cannot write the runner's plan into %s: %s", scratch, strerror(errno));
+        rmdir(scratch);
+        return -1;
+    }
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
         snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
+        if (input_fd >= 0)
+            close(input_fd);
         rmdir(scratch);
         return -1;
     }
@@ -184,16 +231,21 @@ int kit_sandbox_run(char *const argv[], char *const environment[], double timeou
         snprintf(why, why_size, "cannot fork: %s", strerror(errno));
         close(pipe_fds[0]);
         close(pipe_fds[1]);
+        if (input_fd >= 0)
+            close(input_fd);
         rmdir(scratch);
         return -1;
     }
     if (pid == 0) {
         close(pipe_fds[0]);
         int fd = fcntl(pipe_fds[1], F_DUPFD, 10); /* out of the way of 0-3, without O_CLOEXEC */
-        become_sandboxed(argv, environment, scratch, mode, fd);
+        int in = input_fd >= 0 ? fcntl(input_fd, F_DUPFD, 10) : -1;
+        become_sandboxed(argv, environment, scratch, mode, fd, in);
     }
     setpgid(pid, pid);
     close(pipe_fds[1]);
+    if (input_fd >= 0)
+        close(input_fd);
     fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
 
     size_t size = 0, capacity = 65536;

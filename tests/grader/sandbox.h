@@ -37,6 +37,10 @@ typedef struct kit_sandbox_result {
 int kit_sandbox_run(char *const argv[], char *const environment[], double timeout_s, kit_sandbox_result *result,
                     char *why, size_t why_size);
 
+/** kit_sandbox_run(), with \p input (NUL-terminated text, or NULL) as the program's standard input. */
+int kit_sandbox_run_with_input(char *const argv[], char *const environment[], const char *input, double timeout_s,
+                               kit_sandbox_result *result, char *why, size_t why_size);
+
 /** Frees result->reply. */
 void kit_sandbox_result_free(kit_sandbox_result *result);
 

@@ -91,12 +91,12 @@ kit_outcome kit_loads_decide(const kit_grade_config *config, int stage, size_t n
                  their_excess = ratio(reference->sectors, reference->needed);
     const int pass = my_excess <= most * their_excess;
     char counted[400];
-    snprintf(counted, sizeof counted, "counted by the CPU emulator in the first pass at n = %s, %u threads, as Nsight "
+    snprintf(counted, sizeof counted, "counted by the CPU emulator over every launch of every pass at n = %s, %u threads, as Nsight "
              "Compute counts l1tex__t_sectors_pipe_lsu_mem_global_op_ld per request; allowed: %g x the reference's "
              "sectors for the bytes read (stage%d.max_sectors_per_request, tests/grading.conf)", grouped(n), threads,
              most, stage);
     if (pass) {
-        snprintf(message, size, "stage %d's first pass asks L1 for %.1f sectors per warp load, %.2f times the sectors "
+        snprintf(message, size, "stage %d asks L1 for %.1f sectors per warp load, %.2f times the sectors "
                  "its bytes fill (the reference: %.1f, %.2f times); %s", stage, my_per_request, my_excess,
                  their_per_request, their_excess, counted);
         return KIT_OUTCOME_PASS;
@@ -111,7 +111,7 @@ kit_outcome kit_loads_decide(const kit_grade_config *config, int stage, size_t n
                                    "consecutive ints with consecutive lanes, then exchange them through shared memory"
                                  : "its lanes read words spread over more sectors than they fill; let consecutive "
                                    "lanes read consecutive words";
-    snprintf(message, size, "stage %d's first pass asks L1 for %.1f sectors per warp load where the reference asks "
+    snprintf(message, size, "stage %d asks L1 for %.1f sectors per warp load where the reference asks "
              "for %.1f (%.2f times the sectors its bytes fill, the reference's %.2f times): %s. No speed points: a GPU "
              "whose L1 keeps the lines between the loads (an H100) may time it as fast; %s",
              stage, my_per_request, their_per_request, my_excess, their_excess, why, counted);

@@ -12,10 +12,11 @@ typedef struct grade_row {
     kit_passes passes;
     kit_problem problem;
     int baseline;
+    unsigned min_threads, max_threads;
 } grade_row;
 
 #define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline) \
-    {number, title, passes, {type, op}, baseline},
+    {number, title, passes, {type, op}, baseline, min_threads, max_threads},
 static const grade_row rows[KIT_STAGE_COUNT] = {
 #include "stages.def"
 };
@@ -39,6 +40,13 @@ int kit_grade_baseline(int stage)
 {
     const grade_row *row = row_of(stage);
     return row ? row->baseline : 1;
+}
+
+void kit_grade_threads(int stage, unsigned *low, unsigned *high)
+{
+    const grade_row *row = row_of(stage);
+    *low = row ? row->min_threads : 64;
+    *high = row ? row->max_threads : 1024;
 }
 
 const char *kit_grade_title(int stage)

@@ -1,0 +1,369 @@
+/**
+ * \file plan.c
+ * \brief The cases kit_grade asks a runner for, drawn afresh at every grading (no CUDA here).
+ *
+ * A runner links student code, so nothing it decides can be trusted, not even which cases it
+ * ran. kit_grade therefore draws every case itself (sizes, block sizes, patterns, seeds) from
+ * /dev/urandom, hands the list to the runner, and accepts exactly one answer for each run of
+ * each case (kit_plan_check()). A stage file cannot aim at a case it cannot know in advance.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grader.h"
+
+/* ---------------------------------------------------------------- randomness */
+
+uint64_t kit_random_next(kit_random *random)
+{
+    uint64_t z = (random->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void kit_random_from_system(kit_random *random)
+{
+    uint64_t state = 0;
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd < 0 || read(fd, &state, sizeof state) != (ssize_t)sizeof state) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40);
+    }
+    if (fd >= 0)
+        close(fd);
+    random->state = state;
+}
+
+/** A value in [low, high] (inclusive). */
+static size_t between(kit_random *random, size_t low, size_t high)
+{
+    return high <= low ? low : low + (size_t)(kit_random_next(random) % (uint64_t)(high - low + 1));
+}
+
+/** A seed the runner's input generator takes: below 2^53, so it survives any printf/strtoull round trip. */
+static unsigned long long fresh_seed(kit_random *random)
+{
+    return kit_random_next(random) >> 11;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+void kit_plan_free(kit_plan *plan)
+{
+    free(plan->cases);
+    memset(plan, 0, sizeof *plan);
+}
+
+static int add(kit_plan *plan, size_t n, unsigned threads, kit_pattern pattern, unsigned long long seed, int repeats)
+{
+    if (plan->count == plan->capacity) {
+        int capacity = plan->capacity ? 2 * plan->capacity : 256;
+        kit_planned_case *bigger = realloc(plan->cases, (size_t)capacity * sizeof *bigger);
+        if (!bigger)
+            return 0;
+        plan->cases = bigger;
+        plan->capacity = capacity;
+    }
+    kit_planned_case *c = &plan->cases[plan->count];
+    c->id = plan->count;
+    c->n = n;
+    c->threads = threads;
+    c->pattern = pattern;
+    c->seed = seed;
+    c->repeats = repeats;
+    plan->count++;
+    return 1;
+}
+
+/* Whether a pattern's values come from its seed (all ones and last-only do not). Each pattern
+ * runs once per size and block size, with a seed of its own drawn now: over the hundreds of
+ * cases of a matrix, the planted extremes land on every residue of a thread's loads. */
+static int seeded(kit_pattern pattern)
+{
+    return pattern != KIT_PATTERN_ONES && pattern != KIT_PATTERN_LAST_ONLY;
+}
+
+static kit_pattern pattern_in_order(int i)
+{
+    if (i == 0)
+        return KIT_PATTERN_ONES;
+    if (i == 1)
+        return KIT_PATTERN_LAST_ONLY;
+    int p = i - 2; /* every other pattern, in the table's order */
+    for (int k = 0; k < KIT_PATTERN_COUNT; k++) {
+        if (k == KIT_PATTERN_ONES || k == KIT_PATTERN_LAST_ONLY)
+            continue;
+        if (p-- == 0)
+            return (kit_pattern)k;
+    }
+    return KIT_PATTERN_RANDOM;
+}
+
+/** A pattern whose values are drawn from the seed (not ones, not last-only), chosen at random. */
+static kit_pattern seeded_pattern(kit_random *random)
+{
+    for (;;) {
+        kit_pattern p = (kit_pattern)between(random, 0, KIT_PATTERN_COUNT - 1);
+        if (seeded(p))
+            return p;
+    }
+}
+
+/* Sizes every stage must get right, each for a kind of mistake: 1 and 2 (a tree that needs two
+ * values), around a warp (31-33), below, at and past one block, powers of two and their
+ * neighbours (1023, 1025), a prime (1000003) and 2^20 + 7 (several passes, a ragged last block
+ * in each), 3 * 2^18 (whole blocks, but not a power of two). */
+static const size_t fixed_sizes[] = {1,   2,    3,    31,   32,    33,     63,     64,      65,
+                                     100, 1000, 1023, 1024, 1025,  4096,   65536,  786432,  1000003,
+                                     (size_t)1 << 20, ((size_t)1 << 20) + 7};
+#define FIXED_SIZES (sizeof fixed_sizes / sizeof fixed_sizes[0])
+/* Sizes relative to the block size: one short of a block, one past one and two blocks. */
+#define RELATIVE_SIZES 5
+/* Sizes drawn now, that no stage can be tuned for. */
+#define DRAWN_SIZES 3
+
+static size_t relative_size(unsigned threads, int which)
+{
+    const size_t t = threads;
+    const size_t sizes[RELATIVE_SIZES] = {t - 1, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + 5};
+    return sizes[which];
+}
+
+static int supported(int stage, unsigned threads)
+{
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    return threads >= low && threads <= high;
+}
+
+kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err)
+{
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const kit_problem problem = kit_grade_problem(stage);
+    for (unsigned t = low; t <= high; t *= 2) {
+        if (!supported(stage, t))
+            continue;
+        size_t sizes[FIXED_SIZES + RELATIVE_SIZES + DRAWN_SIZES + 1];
+        int count = 0;
+        for (size_t s = 0; s < FIXED_SIZES; s++)
+            if (!max_n || fixed_sizes[s] <= max_n)
+                sizes[count++] = fixed_sizes[s];
+        for (int r = 0; r < RELATIVE_SIZES; r++)
+            if (!max_n || relative_size(t, r) <= max_n)
+                sizes[count++] = relative_size(t, r);
+        /* On the CPU emulator (max_n set) below 2^17: a drawn size tests the odd shape of n, not
+         * its scale, and the emulator runs a GPU thread per fiber. */
+        const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
+        for (int r = 0; r < DRAWN_SIZES; r++)
+            sizes[count++] = between(random, 1, range);
+        /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too:
+         * the largest input there, several passes and a ragged last block. */
+        int listed = 0;
+        for (int s = 0; s < count; s++)
+            listed |= sizes[s] == max_n;
+        if (max_n && !listed && max_n < fixed_sizes[FIXED_SIZES - 1])
+            sizes[count++] = max_n;
+        for (int s = 0; s < count; s++)
+            for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
+                /* The order puts first what says the most when it fails: all ones counts lost
+                 * elements, last-only a lost tail. */
+                kit_pattern pattern = pattern_in_order(p);
+                if (!add(plan, sizes[s], t, pattern, seeded(pattern) ? fresh_seed(random) : 1, 1))
+                    return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+            }
+    }
+    /* A float stage must give the same bits every run: two drawn inputs, KIT_REPRODUCIBLE_RUNS
+     * runs each at every block size (many blocks and three passes; a few blocks). */
+    if (problem.type == KIT_FLOAT) {
+        const size_t large = max_n && max_n < ((size_t)1 << 20) + 7 ? max_n : ((size_t)1 << 20) + 7;
+        const size_t reproducible[2] = {between(random, large - large / 16, large), between(random, 5000, 7000)};
+        for (int s = 0; s < 2; s++) {
+            kit_pattern pattern = seeded_pattern(random);
+            unsigned long long seed = fresh_seed(random);
+            for (unsigned t = low; t <= high; t *= 2)
+                if (!add(plan, reproducible[s], t, pattern, seed, KIT_REPRODUCIBLE_RUNS))
+                    return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+        }
+    }
+    return KIT_OK;
+}
+
+kit_status kit_plan_large(kit_plan *plan, int stage, kit_random *random, kit_error *err)
+{
+    /* About 2^26 ints' worth (256 MiB, far above any L2), drawn within 1/16 below: every block
+     * size, all ones (lost elements are counted) and a seeded pattern. */
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const size_t top = kit_grade_elements(stage, (size_t)1 << 26);
+    const size_t n = between(random, top - top / 16, top);
+    const kit_pattern patterns[2] = {KIT_PATTERN_ONES, seeded_pattern(random)};
+    for (int p = 0; p < 2; p++) {
+        unsigned long long seed = fresh_seed(random);
+        for (unsigned t = low; t <= high; t *= 2)
+            if (!add(plan, n, t, patterns[p], seed, 1))
+                return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+    }
+    return KIT_OK;
+}
+
+kit_status kit_plan_repeats(kit_plan *plan, int stage, kit_random *random, kit_error *err)
+{
+    /* Two drawn inputs ten times at every block size: a race, or a float sum added in another
+     * order each time, shows as answers that differ. Many blocks and three passes; a few blocks. */
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const size_t large = ((size_t)1 << 20) + 7;
+    const size_t sizes[2] = {between(random, large - large / 16, large), between(random, 5000, 7000)};
+    for (int s = 0; s < 2; s++) {
+        kit_pattern pattern = seeded_pattern(random);
+        unsigned long long seed = fresh_seed(random);
+        for (unsigned t = low; t <= high; t *= 2)
+            if (!add(plan, sizes[s], t, pattern, seed, 10))
+                return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+    }
+    return KIT_OK;
+}
+
+kit_status kit_plan_largest(kit_plan *plan, int stage, kit_random *random, kit_error *err)
+{
+    /* Within 2^16 of kit_max_n() (2^30 words, 4 GiB): byte offsets past 2^31 overflow a signed int
+     * here and only here. The smallest and the largest block size. */
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const size_t top = kit_max_n(kit_grade_problem(stage));
+    const size_t n = between(random, top - ((size_t)1 << 16), top);
+    const kit_pattern pattern = seeded_pattern(random);
+    const unsigned long long seed = fresh_seed(random);
+    if (!add(plan, n, low, pattern, seed, 1) || (high != low && !add(plan, n, high, pattern, seed, 1)))
+        return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+    return KIT_OK;
+}
+
+void kit_plan_speed_case(int stage, size_t base, kit_random *random, size_t *n, unsigned *threads,
+                         unsigned long long *seed)
+{
+    /* Anywhere from half to twice the documented size, any parity, and any supported block
+     * size: a fast path kept for one size or one block size is timed only by luck. */
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const size_t top = 2 * base <= kit_max_n(kit_grade_problem(stage)) ? 2 * base : kit_max_n(kit_grade_problem(stage));
+    *n = between(random, base / 2 > 0 ? base / 2 : 1, top);
+    int choices = 0;
+    for (unsigned t = low; t <= high; t *= 2)
+        choices++;
+    int pick = (int)between(random, 0, (size_t)(choices - 1));
+    *threads = low;
+    while (pick-- > 0)
+        *threads *= 2;
+    *seed = fresh_seed(random);
+}
+
+/* ---------------------------------------------------------------- the plan on the pipe */
+
+char *kit_plan_text(const kit_plan *plan)
+{
+    size_t size = (size_t)plan->count * 120 + 1, used = 0;
+    char *text = malloc(size);
+    if (!text)
+        return NULL;
+    text[0] = '\0';
+    for (int i = 0; i < plan->count; i++) {
+        const kit_planned_case *c = &plan->cases[i];
+        used += (size_t)snprintf(text + used, size - used, "case id=%d n=%zu threads=%u pattern=%s seed=%llu repeats=%d\n",
+                                 c->id, c->n, c->threads, kit_pattern_name(c->pattern), c->seed, c->repeats);
+    }
+    return text;
+}
+
+int kit_plan_parse_line(const char *line, kit_planned_case *c)
+{
+    char pattern[32];
+    memset(c, 0, sizeof *c);
+    if (sscanf(line, "case id=%d n=%zu threads=%u pattern=%31s seed=%llu repeats=%d", &c->id, &c->n, &c->threads,
+               pattern, &c->seed, &c->repeats) != 6)
+        return 0;
+    kit_error err;
+    return kit_pattern_parse(pattern, &c->pattern, &err) == KIT_OK && c->id >= 0 && c->n >= 1 && c->repeats >= 1 &&
+           c->repeats <= 100 && c->threads >= 1;
+}
+
+/* ---------------------------------------------------------------- the answers against the plan */
+
+int kit_plan_check(const kit_plan *plan, const kit_case_log *log, size_t skipped_from_n, char *why, size_t size)
+{
+    why[0] = '\0';
+    int total = 0;
+    for (int i = 0; i < plan->count; i++)
+        total += plan->cases[i].repeats;
+    unsigned char *seen = calloc((size_t)total + 1, 1);
+    int *first_run = malloc(sizeof(int) * ((size_t)plan->count + 1));
+    if (!seen || !first_run) {
+        free(seen);
+        free(first_run);
+        snprintf(why, size, "the grader has no memory to check the answers against its plan");
+        return -1;
+    }
+    for (int i = 0, at = 0; i < plan->count; at += plan->cases[i].repeats, i++)
+        first_run[i] = at;
+    int any_failed = 0, problem = 0;
+    for (int i = 0; i < log->count && !problem; i++) {
+        const kit_case *c = &log->cases[i];
+        any_failed |= c->status != KIT_OK;
+        if (c->id < 0 || c->id >= plan->count) {
+            snprintf(why, size, "it answered case %d, which the grader never asked for", c->id);
+            problem = 1;
+            break;
+        }
+        const kit_planned_case *p = &plan->cases[c->id];
+        if (c->n != p->n || c->threads != p->threads || c->pattern != p->pattern || c->seed != p->seed ||
+            c->repeat < 0 || c->repeat >= p->repeats) {
+            snprintf(why, size, "its answer to case %d (n = %zu, %u threads, %s input, seed %llu) names another case "
+                     "(n = %zu, %u threads, %s input, seed %llu, run %d)", p->id, p->n, p->threads,
+                     kit_pattern_name(p->pattern), p->seed, c->n, c->threads, kit_pattern_name(c->pattern), c->seed,
+                     c->repeat + 1);
+            problem = 1;
+            break;
+        }
+        unsigned char *mark = &seen[first_run[c->id] + c->repeat];
+        if (*mark) {
+            snprintf(why, size, "it answered case %d (n = %zu, %u threads, %s input), run %d, more than once", p->id,
+                     p->n, p->threads, kit_pattern_name(p->pattern), c->repeat + 1);
+            problem = 1;
+            break;
+        }
+        *mark = 1;
+    }
+    /* A failed case decides the part on its own; the runner may stop early then. A stage that
+     * passed must have answered every run of every case, but those the runner could not hold
+     * (n from skipped_from_n on, with a skip line saying why). */
+    int missing = 0, first_missing = -1;
+    for (int i = 0; i < plan->count && !problem && !any_failed; i++) {
+        const kit_planned_case *p = &plan->cases[i];
+        if (skipped_from_n && p->n >= skipped_from_n)
+            continue;
+        for (int r = 0; r < p->repeats; r++)
+            if (!seen[first_run[i] + r]) {
+                missing++;
+                if (first_missing < 0)
+                    first_missing = i;
+            }
+    }
+    if (missing) {
+        const kit_planned_case *p = &plan->cases[first_missing];
+        snprintf(why, size, "it gave no answer for %d of the %d runs the grader asked for (the first: case %d, n = %zu, "
+                 "%u threads, %s input)", missing, total, p->id, p->n, p->threads, kit_pattern_name(p->pattern));
+        problem = 1;
+    }
+    free(seen);
+    free(first_run);
+    return problem;
+}
