@@ -1,0 +1,102 @@
+/*
+ * Valid kernel, slot 8: one pass where the blocks meet at a grid-wide barrier.
+ *
+ * Stage 8's lesson is one launch that leaves the whole sum in out[0]. The reference meets the
+ * blocks in one 64-bit atomic; the last-block ticket is the other classic. This file uses a
+ * cooperative launch instead: every block writes its sum to partials[blockIdx.x], the whole
+ * grid waits at cooperative_groups::this_grid().sync() (which also makes every block's
+ * writes visible to every other), and block 0 adds the partials and writes out[0]. A grid
+ * barrier needs every block resident at once, so the launcher caps the grid at what
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor times the SM count says fits (one wave, which
+ * is also what a grid-stride loop wants), and launches with cudaLaunchCooperativeKernel
+ * (the launch refuses a grid that cannot be co-resident). The loop reads int4s, two in
+ * flight; n % 4 tail ints, n = 1 and n < threads are handled. No clearing launch, no atomic.
+ *
+ * How the grader must treat it: full marks (10 on a GPU, 8 on the emulator): cooperative
+ * launches and grid.sync() are allowed, and on the emulator they run.
+ */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include "stage.h"
+
+namespace cg = cooperative_groups;
+
+#define FULL_WARP 0xffffffffu
+#define MAX_BLOCKS 4096u /* an H100 holds 132 x 32 = 4,224 blocks of 64 threads; capped below */
+
+static __device__ int partials[MAX_BLOCKS];
+
+static __device__ __forceinline__ int warp_total(int v)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(FULL_WARP, v, offset);
+    return v;
+}
+
+/** The block's total of every thread's v, returned to thread 0. */
+static __device__ __forceinline__ int block_total(int v)
+{
+    __shared__ int warp_sums[32];
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_total(v);
+    __syncthreads(); /* warp_sums may still be read from the previous call */
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    return warp_total(lane < blockDim.x / 32 ? warp_sums[lane] : 0);
+}
+
+static __global__ void cooperative_grid_sync(const int *in, int *out, unsigned int n)
+{
+    const int4 *in4 = (const int4 *)in;
+    const unsigned int n4 = n / 4, stride = blockDim.x * gridDim.x;
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int sum = 0;
+    for (; i + stride < n4; i += 2 * stride) {
+        int4 a = in4[i], b = in4[i + stride];
+        sum += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w);
+    }
+    if (i < n4) {
+        int4 a = in4[i];
+        sum += a.x + a.y + a.z + a.w;
+    }
+    if (blockIdx.x == 0 && threadIdx.x < n % 4)
+        sum += in[4 * n4 + threadIdx.x];
+    sum = block_total(sum);
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = sum;
+
+    cg::this_grid().sync(); /* every partial is written, and visible */
+
+    if (blockIdx.x != 0)
+        return;
+    sum = 0;
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        sum += partials[b];
+    sum = block_total(sum);
+    if (threadIdx.x == 0)
+        out[0] = sum;
+}
+
+static size_t launch_cooperative_grid_sync(const int *in, int *out, size_t n, unsigned threads)
+{
+    static unsigned int resident[1025]; /* blocks that fit at once, by block size */
+    if (resident[threads] == 0) {
+        int device = 0, sms = 0, per_sm = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cooperative_grid_sync, (int)threads, 0);
+        unsigned int fit = (unsigned int)(sms > 0 ? sms : 1) * (unsigned int)(per_sm > 0 ? per_sm : 1);
+        resident[threads] = fit < MAX_BLOCKS ? fit : MAX_BLOCKS;
+    }
+    unsigned int blocks = (unsigned int)((n + 16 * threads - 1) / (16 * threads));
+    if (blocks > resident[threads])
+        blocks = resident[threads];
+    unsigned int count = (unsigned int)n;
+    void *args[] = {(void *)&in, (void *)&out, (void *)&count};
+    cudaLaunchCooperativeKernel((const void *)cooperative_grid_sync, dim3(blocks), dim3(threads), args, 0, 0);
+    return 1;
+}
+
+KIT_REGISTER_STAGE(cooperative_grid_sync, launch_cooperative_grid_sync)
