@@ -23,7 +23,13 @@
  * check of those applies and each message names the source line of the call (the calls take
  * their caller's file and line as hidden default arguments).
  *
- * Not here: grid and cluster groups (this_grid() needs a cooperative launch), coalesced groups
+ *   grid_group grid = this_grid();              (a cooperative launch) grid.sync(), .is_valid(),
+ *                                                .thread_rank(), .num_threads(), .size(),
+ *                                                .block_rank(), .num_blocks(), .block_index(),
+ *                                                .dim_blocks(), .group_dim(), .thread_index(),
+ *                                                .dim_threads(), barrier_arrive()/barrier_wait()
+ *
+ * Not here: cluster groups, coalesced groups
  * (coalesced_threads(): the emulator has no notion of lanes that happen to run together),
  * tiles of more than 32 threads, memcpy_async.
  */
@@ -213,25 +219,49 @@ namespace details {
 template <class...> struct unsupported : std::false_type {};
 } // namespace details
 
-/** Grid groups need a cooperative launch; the emulator runs blocks one after another. */
+/** The whole grid of a cooperative launch (cudaLaunchCooperativeKernel): sync() waits for every
+ *  thread of every block, and publishes every global store made before it to all of them. In a
+ *  launch that is not cooperative, is_valid() is false and sync() is a fault, as on a GPU. */
 class grid_group {
 public:
-    void sync() const {}
-    unsigned long long thread_rank() const { return 0; }
-    unsigned long long size() const { return 0; }
-    unsigned long long num_threads() const { return 0; }
-    unsigned long long block_rank() const { return 0; }
-    unsigned long long num_blocks() const { return 0; }
-    bool is_valid() const { return false; }
+    bool is_valid() const { return ::emu::grid_is_cooperative(); }
+    void sync(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        ::emu::sync_grid(file, line);
+    }
+    static unsigned long long num_blocks()
+    {
+        return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    }
+    static unsigned long long block_rank()
+    {
+        return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    }
+    static unsigned long long num_threads() { return num_blocks() * details::block_threads(); }
+    static unsigned long long size() { return num_threads(); }
+    static unsigned long long thread_rank() { return block_rank() * details::block_threads() + details::block_rank(); }
+    static dim3 group_dim() { return gridDim; }
+    static dim3 dim_blocks() { return gridDim; }
+    static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    static dim3 dim_threads()
+    {
+        return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z);
+    }
+    static dim3 thread_index()
+    {
+        return dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y,
+                    blockIdx.z * blockDim.z + threadIdx.z);
+    }
+    /** The split barrier: here the arrival waits for everyone, so the wait has nothing left. */
+    struct arrival_token {};
+    arrival_token barrier_arrive(const char *file = __builtin_FILE(), int line = __builtin_LINE()) const
+    {
+        ::emu::sync_grid(file, line);
+        return arrival_token();
+    }
+    void barrier_wait(arrival_token &&) const {}
 };
-template <class T = void>
-inline grid_group this_grid()
-{
-    static_assert(details::unsupported<T>::value, "the kit's CPU emulator does not support "
-                  "cooperative_groups::this_grid() (grid-wide sync needs a cooperative launch): use one kernel "
-                  "launch per pass, as the kit's harness does");
-    return grid_group();
-}
+inline grid_group this_grid() { return grid_group(); }
 /** Coalesced groups: the emulator has no notion of lanes that happen to run together. */
 class coalesced_group : public thread_group {
 public:

@@ -56,6 +56,7 @@ typedef enum cudaError {
     cudaErrorLaunchTimeout = 702,
     cudaErrorIllegalInstruction = 715,
     cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999
 } cudaError_t;

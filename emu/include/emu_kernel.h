@@ -134,6 +134,10 @@ int sync_block(const char *file, int line, block_kind kind, int predicate);
 /** Waits until every lane of \p mask is at a warp operation; returns this lane's result. */
 unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned mask,
                            unsigned long long value, int param, int width);
+/** Waits until every thread of the grid is here (a cooperative launch; any other faults). */
+void sync_grid(const char *file, int line);
+/** Whether the running kernel was launched cooperatively (grid_group::is_valid()). */
+bool grid_is_cooperative();
 /** This block's copy of a static __shared__ variable (one per declaration site). */
 void *static_shared(const void *site, size_t bytes, size_t align, const char *name, const char *file);
 /** This block's dynamic shared memory and its size in bytes (the launch's third argument). */
@@ -360,15 +364,19 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v, EMU_AT)
 }
 #undef EMU_AT
 
-/* Memory fences: one OS thread runs every fiber, so program order is memory order.
+/* Memory fences. __threadfence() (and _system) publishes the thread's global stores to the
+ * other blocks (the plain build hides them until then: emu/src/counters.cpp, "when other
+ * blocks see a store"); __threadfence_block() orders nothing a block does not already see.
  * ThreadSanitizer does not model fences (GCC says so, -Wtsan, in the race build of every file
  * that calls one): there, ordering between blocks comes from the atomics, which acquire and
  * release (below). */
+namespace emu { void fence(); }
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence() { ::emu::fence(); }
+inline void __threadfence_system() { ::emu::fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #pragma GCC diagnostic pop
@@ -601,6 +609,7 @@ struct launch_config {
     dim3 grid, block;
     size_t shmem;
     cudaStream_t stream;
+    bool cooperative = false; /* cudaLaunchCooperativeKernel: every block resident, grid syncs allowed */
 
     launch_config(const char *k, const char *f, int l, dim3 g, dim3 b, size_t s = 0, cudaStream_t st = 0)
         : kernel(k), file(f), line(l), grid(g), block(b), shmem(s), stream(st)
@@ -655,6 +664,30 @@ std::tuple<typename std::decay<P>::type...> unpack_args(void **args, std::index_
 /* ---------------------------------------------------------------- CUDA's C++ runtime API
  * The template forms cuda_runtime.h gives C++ code: a kernel is passed as itself. They call the
  * C functions of cuda_runtime_api.h with its address, as CUDA's do. */
+
+/** cudaLaunchCooperativeKernel: every block resident at once (more than fit fails with
+ *  cudaErrorCooperativeLaunchTooLarge), so that this_grid().sync() may wait for all of them. */
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                               size_t shmem = 0, cudaStream_t stream = 0,
+                                               const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    ::emu::kernel_call<P...> call{kernel, ::emu::unpack_args<P...>(args, std::index_sequence_for<P...>{})};
+    ::emu::launch_config config("cudaLaunchCooperativeKernel", file, line, grid, block, shmem, stream);
+    config.cooperative = true;
+    ::emu::launch(config, reinterpret_cast<const void *>(kernel), &::emu::kernel_call<P...>::invoke, &call);
+    return cudaPeekAtLastError();
+}
+
+/** `cudaLaunchCooperativeKernel((void *)kernel, ...)`: the emulator runs a kernel through its type. */
+template <class T = void>
+inline cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = 0)
+{
+    static_assert(::emu::unsupported<T>::value, "the kit's CPU emulator does not support "
+                  "cudaLaunchCooperativeKernel((void *)kernel, ...): pass the kernel itself, "
+                  "cudaLaunchCooperativeKernel(kernel, grid, block, args), as CUDA's C++ API allows");
+    return cudaErrorInvalidDeviceFunction;
+}
 
 /** cudaLaunchKernel(kernel, grid, block, args, shmem, stream): the launch without <<< >>>. */
 template <class... P>

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "emu_internal.h"
@@ -30,7 +31,7 @@
 
 namespace emu {
 
-count_state counting = {nullptr, nullptr, 0, 0, 0, 0};
+count_state counting = {nullptr, nullptr, 0, 0, 0, 0, 0, 0};
 lane_log lane_logs[1024];
 
 namespace {
@@ -291,12 +292,125 @@ void global_access(unsigned long long address, unsigned size, bool store)
     }
 }
 
+/* ---------------------------------------------------------------- when other blocks see a store
+ *
+ * A GPU's plain stores reach other SMs late: without a __threadfence() between a block's
+ * partial-sum store and its ticket atomic, the last block may read a stale partial sum. Blocks
+ * run one after another here, so each store made by a block and published by no fence is
+ * hidden when the block stops: memory gets the word's value from before the store back, and
+ * the new value waits in `hidden` for the kernel's end. The storing block itself reads memory
+ * while it runs, so it sees its stores at once, as on a GPU.
+ *
+ * What publishes a store (the CUDA memory model's fence cumulativity, as the kit uses it):
+ *   - a __threadfence() of the storing thread, or of any thread of its block once a
+ *     __syncthreads() has come between the store and the fence (the barrier orders the store
+ *     before the fencing thread's later accesses);
+ *   - an atomic on the same address, by any block (atomics are done at L2, where the store
+ *     must be first: its value counts);
+ *   - a grid sync (every thread fences there), and the kernel's end.
+ * Volatile stores are no exception: the CUDA guide's last-block sample stores through a
+ * volatile pointer and still needs its __threadfence(). Loads are not hooked: other blocks'
+ * hidden values are simply not in memory while they run. */
+
+/** A store of the running block that no fence has published yet. */
+struct pending_store {
+    unsigned long long address;
+    unsigned size;
+    unsigned thread, epoch; /* who stored it; the block's barriers passed before the store */
+    unsigned previous;      /* the same thread's store before it, or kNone */
+    bool published;
+    unsigned char old_bytes[16], new_bytes[16];
+};
+/** A stopped block's store that no fence published: memory holds the old value meanwhile. */
+struct hidden_store {
+    unsigned size;
+    unsigned char bytes[16];
+};
+constexpr unsigned kNone = ~0u;
+std::vector<pending_store> pending;
+unsigned last_store_of[1024]; /* by thread: its latest entry in `pending`, or kNone */
+unsigned block_epoch = 0;     /* the running block's barriers so far */
+unsigned published_before = 0; /* entries made before this many barriers are published */
+std::unordered_map<unsigned long long, hidden_store> hidden;
+
+inline unsigned running_thread() { return (unsigned)(counting.lane - lane_logs); }
+
+/** The time limit's signal may leave a fiber for good (scheduler.cpp, on_timer): never inside
+ *  malloc or free, whose lock would stay taken. */
+struct timer_blocked {
+    sigset_t before;
+    timer_blocked()
+    {
+        sigset_t timer;
+        sigemptyset(&timer);
+        sigaddset(&timer, SIGVTALRM);
+        sigprocmask(SIG_BLOCK, &timer, &before);
+    }
+    ~timer_blocked() { sigprocmask(SIG_SETMASK, &before, nullptr); }
+};
+
+/** Where the running thread's global store of \p size bytes at \p a is about to go. */
+void global_store(unsigned long long a, unsigned size)
+{
+    if (!hidden.empty()) {
+        auto it = hidden.find(a);
+        if (it != hidden.end()) { /* a later store to the same word: the hidden one is overwritten */
+            timer_blocked quiet;
+            hidden.erase(it);
+        }
+    }
+    unsigned thread = running_thread();
+    unsigned last = last_store_of[thread];
+    if (last != kNone) {
+        const pending_store &p = pending[last];
+        /* A loop that keeps storing to one word (out[i] += ...) costs one entry, not one a store. */
+        if (p.address == a && p.size == size && p.epoch == block_epoch && !p.published)
+            return;
+    }
+    pending_store p;
+    p.address = a;
+    p.size = size;
+    p.thread = thread;
+    p.epoch = block_epoch;
+    p.previous = last;
+    p.published = false;
+    std::memcpy(p.old_bytes, reinterpret_cast<const void *>(a), size);
+    last_store_of[thread] = (unsigned)pending.size();
+    if (pending.size() == pending.capacity()) {
+        timer_blocked quiet;
+        pending.reserve(pending.empty() ? 64 : 2 * pending.size());
+    }
+    pending.push_back(p);
+}
+
+inline bool is_published(const pending_store &p) { return p.published || p.epoch < published_before; }
+
+/** An atomic at \p a: stores to that word, hidden or pending, are seen from now on. */
+void atomic_publishes(unsigned long long a)
+{
+    if (!hidden.empty()) {
+        auto it = hidden.find(a);
+        if (it != hidden.end()) {
+            std::memcpy(reinterpret_cast<void *>(a), it->second.bytes, it->second.size);
+            timer_blocked quiet;
+            hidden.erase(it);
+        }
+    }
+    for (pending_store &p : pending)
+        if (p.address == a)
+            p.published = true;
+}
+
 /** An access of 1, 2, 4, 8 or 16 bytes at \p address by kernel code. */
 inline void count_access(const volatile void *address, unsigned size, bool store)
 {
-    if (!counting.lane || !counting.record)
-        return; /* host code (a launcher), or a launch that is not counted */
+    if (!counting.lane)
+        return; /* host code (a launcher) */
     unsigned long long a = (unsigned long long)(const void *)address;
+    if (store && a - counting.shared_base >= counting.shared_bytes && a - counting.stack_low >= counting.stack_span)
+        global_store(a, size); /* neither shared memory nor a thread's own stack: global memory */
+    if (!counting.record)
+        return; /* a launch that is not counted */
     if (a - counting.shared_base < counting.shared_bytes)
         shared_access(a - counting.shared_base, size, store);
     else if (is_device(a))
@@ -359,10 +473,10 @@ void counters_launch_end(size_t static_shared)
 
 void counters_block_begin(const void *shared, size_t bytes, unsigned threads)
 {
+    counting.shared_base = (unsigned long long)shared; /* a store there is no global store */
+    counting.shared_bytes = bytes;
     if (!counting.record)
         return;
-    counting.shared_base = (unsigned long long)shared;
-    counting.shared_bytes = bytes;
     for (unsigned i = 0; i < threads; i++)
         lane_logs[i].length = load_logs[i].length = 0;
 }
@@ -392,8 +506,53 @@ void counters_block_end(unsigned threads)
         pair_lanes(base, lanes_of(base), full_mask(lanes_of(base)));
 }
 
+void stores_block_begin()
+{
+    pending.clear();
+    std::fill(std::begin(last_store_of), std::end(last_store_of), kNone);
+    block_epoch = published_before = 0;
+}
+
+void stores_block_barrier() { block_epoch++; }
+
+void stores_fence(unsigned thread)
+{
+    published_before = block_epoch;
+    for (unsigned i = last_store_of[thread]; i != kNone && !pending[i].published; i = pending[i].previous)
+        pending[i].published = true;
+}
+
+void stores_block_end()
+{
+    /* Every hidden word's value now, then the old values back, latest store first, so that a
+     * word stored twice gets the value from before the first. */
+    for (pending_store &p : pending)
+        if (!is_published(p))
+            std::memcpy(p.new_bytes, reinterpret_cast<const void *>(p.address), p.size);
+    for (size_t i = pending.size(); i-- > 0;) {
+        const pending_store &p = pending[i];
+        if (is_published(p))
+            continue;
+        std::memcpy(reinterpret_cast<void *>(p.address), p.old_bytes, p.size);
+        hidden_store &h = hidden[p.address];
+        h.size = p.size;
+        std::memcpy(h.bytes, p.new_bytes, p.size);
+    }
+    stores_block_begin();
+}
+
+void stores_launch_end()
+{
+    stores_block_begin(); /* a faulted block's stores: in memory already */
+    for (const auto &h : hidden)
+        std::memcpy(reinterpret_cast<void *>(h.first), h.second.bytes, h.second.size);
+    hidden.clear();
+}
+
 void note_atomic(const void *address)
 {
+    if (counting.lane && (!hidden.empty() || !pending.empty()))
+        atomic_publishes((unsigned long long)address);
     if (counting.lane && counting.record && is_device((unsigned long long)address))
         counting.record->global_atomics++;
 }

@@ -54,6 +54,7 @@ struct count_state {
     unsigned long long shared_base;   /* the block's shared memory */
     unsigned long long shared_bytes;
     unsigned long long device_low, device_span; /* every device allocation lies in here */
+    unsigned long long stack_low, stack_span;   /* every fiber's stack lies in here */
 };
 extern count_state counting;
 extern lane_log lane_logs[1024];
@@ -70,6 +71,25 @@ void counters_block_barrier(unsigned threads);
 void counters_warp_meeting(unsigned base, unsigned lanes, unsigned mask);
 /** Every thread of the block has exited. */
 void counters_block_end(unsigned threads);
+
+/* ---------------------------------------------------------------- when other blocks see a store
+ * (counters.cpp, plain build: the same instrumentation). A kernel's plain (and volatile)
+ * stores to global memory are seen by its own block at once, by other blocks only after a
+ * __threadfence() of the storing thread (or of a thread of its block that passed a
+ * __syncthreads() after the store), an atomic on the same address, a grid sync, or the end of
+ * the kernel: docs/emulator.md, "When other blocks see a store". */
+
+/** A block starts or resumes (a cooperative launch, after a grid sync). */
+void stores_block_begin();
+/** Every thread of the running block met at a __syncthreads*. */
+void stores_block_barrier();
+/** The running block stopped: its stores no fence published are hidden from the blocks that
+ *  run after it (memory gets their old values back until the kernel ends). */
+void stores_block_end();
+/** The kernel ended (or faulted): every store is seen. */
+void stores_launch_end();
+/** Thread \p thread of the running block made a __threadfence(). */
+void stores_fence(unsigned thread);
 
 /** cudaMalloc gave [\p p, \p p + \p bytes); cudaFree takes it back. */
 void device_memory_added(const void *p, size_t bytes);

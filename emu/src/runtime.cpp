@@ -472,6 +472,7 @@ const char *cudaGetErrorName(cudaError_t error)
     case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorIllegalInstruction: return "cudaErrorIllegalInstruction";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     default: return "cudaErrorUnknown";
     }
@@ -500,6 +501,7 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     case cudaErrorNotSupported: return "operation not supported";
     default: return "unknown error";
     }

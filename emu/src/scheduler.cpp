@@ -26,6 +26,7 @@
  * atomic are reported too.
  */
 #include <algorithm>
+#include <vector>
 #include <atomic>
 #include <csignal>
 #include <ctime>
@@ -53,6 +54,7 @@ void __tsan_set_fiber_name(void *fiber, const char *name);
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
 }
 #endif
 
@@ -103,9 +105,9 @@ constexpr size_t kStackBytes = 64 * 1024;
 #endif
 constexpr unsigned char kSharedPoison = 0x5A; /* uninitialised shared memory reads 0x5A5A5A5A */
 
-enum fiber_state : unsigned char { RUNNING, AT_BARRIER, AT_WARP, EXITED };
+enum fiber_state : unsigned char { RUNNING, AT_BARRIER, AT_WARP, AT_GRID, EXITED };
 /* The last meeting point a thread reached: where a timed-out launch says it was. */
-enum fiber_seen : unsigned char { SEEN_LAUNCH, SEEN_BARRIER, SEEN_WARP };
+enum fiber_seen : unsigned char { SEEN_LAUNCH, SEEN_BARRIER, SEEN_WARP, SEEN_GRID };
 
 /** One GPU thread slot of a block; reused by the same thread index in every block of its set. */
 struct Fiber {
@@ -124,7 +126,7 @@ struct Fiber {
     int param = 0;
     int width = 32;
     unsigned long long result = 0;
-    unsigned barrier_count = 0, warp_count = 0;
+    unsigned barrier_count = 0, warp_count = 0, grid_count = 0;
     fiber_seen seen = SEEN_LAUNCH;
     unsigned long long acquired_launch = 0; /* race mode: the launch whose inputs it has acquired */
 };
@@ -153,6 +155,20 @@ struct Scheduler {
     unsigned long long block_order_capacity = 0;
     bool faulted = false;
 
+    /* A cooperative launch: every block stays alive until the grid's last sync. Its blocks take
+     * turns on the same fibers; a block that stops at a grid sync has its threads' stacks (the
+     * used part, from each fiber's saved context up) and Fiber records copied out, and back in
+     * when it goes on. One stack per thread of the grid would not do: a grid of one full wave
+     * on an H100 has 270,336 threads, 17 GB of 64 KB stacks and more guard pages than Linux
+     * allows mappings (vm.max_map_count). */
+    struct parked_block {
+        bool started = false, done = false;
+        std::vector<Fiber> fibers;
+        std::vector<char> stacks;
+        std::vector<size_t> offsets; /* thread i's bytes: stacks[offsets[i], offsets[i + 1]) */
+    };
+    std::vector<parked_block> parked;
+
     /* shared memory: one 48 KB arena per block (race mode) or one for all blocks */
     char *shared_region = nullptr;
     size_t shared_region_bytes = 0;
@@ -170,6 +186,7 @@ struct Scheduler {
     char *sync_space = nullptr;
     size_t sync_space_bytes = 0;
     char launch_sync = 0, grid_done = 0;
+    char grid_sync[2] = {0, 0}; /* a grid sync's release and acquire, by the parity of its count */
 
     /* the time limit of a launch (emu_set_timeout, KIT_EMU_TIMEOUT) and its watchdog */
     double limit = 10.0;
@@ -356,6 +373,8 @@ bool ensure_fibers(unsigned set, unsigned count)
         if (memory == MAP_FAILED)
             return false;
         S.stacks = static_cast<char *>(memory);
+        counting.stack_low = (unsigned long long)S.stacks; /* a store there is no global store */
+        counting.stack_span = bytes;
 #ifdef EMU_RACE
         S.main_tsan = __tsan_get_current_fiber();
 #endif
@@ -633,6 +652,9 @@ void explain_stuck_warp(unsigned base, unsigned lanes, const Fiber &waiter)
         else if (g.state == AT_BARRIER)
             fault(cudaErrorLaunchFailure, "%s%s, named in the mask, waits at %s() at %s:%d: deadlock", head,
                   thread_name(g, b, sizeof b), barrier_name(g.kind), g.file, g.line);
+        else if (g.state == AT_GRID)
+            fault(cudaErrorLaunchFailure, "%s%s, named in the mask, waits at this_grid().sync() at %s:%d: deadlock",
+                  head, thread_name(g, b, sizeof b), g.file, g.line);
         else
             fault(cudaErrorLaunchFailure, "%s%s waits at %s with the mask 0x%08x at %s:%d: lanes that meet must name "
                   "the same mask", head, thread_name(g, b, sizeof b), warp_op_name(g.kind), g.mask, g.file, g.line);
@@ -640,7 +662,8 @@ void explain_stuck_warp(unsigned base, unsigned lanes, const Fiber &waiter)
     }
 }
 
-/** Everyone has stopped: release complete groups. 1: go on, 0: block done, -1: fault. */
+/** Everyone has stopped: release complete groups. 1: go on, 0: block done, 2: the block waits
+ *  at a grid sync, -1: fault. */
 int resolve()
 {
     bool released = false, warp_waiters = false;
@@ -689,11 +712,15 @@ int resolve()
                 return -1;
             }
     }
-    const Fiber *waiter = nullptr, *leaver = nullptr, *elsewhere = nullptr;
-    unsigned waiting = 0, exited = 0, predicate_true = 0;
+    const Fiber *waiter = nullptr, *leaver = nullptr, *elsewhere = nullptr, *grid_waiter = nullptr;
+    unsigned waiting = 0, exited = 0, predicate_true = 0, at_grid = 0;
     for (unsigned i = 0; i < S.threads; i++) {
         const Fiber &f = S.fibers[i];
-        if (f.state == AT_BARRIER) {
+        if (f.state == AT_GRID) {
+            if (!grid_waiter)
+                grid_waiter = &f;
+            at_grid++;
+        } else if (f.state == AT_BARRIER) {
             if (!waiter)
                 waiter = &f;
             else if (!elsewhere && (f.line != waiter->line || std::strcmp(f.file, waiter->file) != 0 ||
@@ -707,9 +734,25 @@ int resolve()
             exited++;
         }
     }
+    char a[40], b[40];
+    if (at_grid && waiting) {
+        fault(cudaErrorLaunchFailure, "threads wait at different barriers: %s at this_grid().sync() at %s:%d, %s at "
+              "%s() at %s:%d; every thread of the block must reach the same one", thread_name(*grid_waiter, a, sizeof a),
+              grid_waiter->file, grid_waiter->line, thread_name(*waiter, b, sizeof b), barrier_name(waiter->kind),
+              waiter->file, waiter->line);
+        return -1;
+    }
+    if (at_grid && exited) {
+        fault(cudaErrorLaunchFailure, "%s (and %u other threads) wait at this_grid().sync() at %s:%d, but %s (and %u "
+              "others) already exited: every thread of the grid must reach each grid sync (a return before it?)",
+              thread_name(*grid_waiter, a, sizeof a), at_grid - 1, grid_waiter->file, grid_waiter->line,
+              thread_name(*leaver, b, sizeof b), exited - 1);
+        return -1;
+    }
+    if (at_grid)
+        return 2;
     if (waiting == 0)
         return 0;
-    char a[40], b[40];
     if (exited) {
         fault(cudaErrorLaunchFailure, "%s (and %u other threads) wait at %s() at %s:%d, but %s (and %u others) "
               "already exited: every thread of a block must reach each __syncthreads() (a return before it?)",
@@ -737,6 +780,7 @@ int resolve()
         S.fibers[i].result = result;
     }
     counters_block_barrier(S.threads);
+    stores_block_barrier();
     build_runlist();
     return 1;
 }
@@ -807,8 +851,12 @@ void describe_hang(const Fiber *who, char *out, size_t size)
                  "changes, like `s *= 1`, never ends)", thread);
         return;
     }
-    const char *op = who->seen == SEEN_BARRIER ? barrier_name(who->kind) : warp_op_name(who->kind);
-    unsigned passes = who->seen == SEEN_BARRIER ? who->barrier_count : who->warp_count;
+    const char *op = who->seen == SEEN_BARRIER ? barrier_name(who->kind)
+                     : who->seen == SEEN_GRID  ? "this_grid().sync"
+                                               : warp_op_name(who->kind);
+    unsigned passes = who->seen == SEEN_BARRIER ? who->barrier_count
+                      : who->seen == SEEN_GRID  ? who->grid_count
+                                                : who->warp_count;
     /* Every thread still running last passed the same meeting point, many times: the loop
      * around it never ends. */
     bool same = passes >= 2 && who->file;
@@ -1006,21 +1054,30 @@ void disarm_watchdog()
 
 /* ---------------------------------------------------------------- one block, one grid */
 
-bool run_block()
+/** Runs the block S.block_linear from its start (or, \p resume, on from a grid sync, its
+ *  fibers restored) until it ends (0), waits at a grid sync (1) or faults (-1). */
+int run_block(bool resume)
 {
 #ifdef EMU_RACE
     char name[64];
 #endif
+    stores_block_begin();
     for (unsigned i = 0; i < S.threads; i++) {
         Fiber &f = S.fibers[i];
-        f.state = RUNNING;
-        f.released = true;
-        f.barrier_count = f.warp_count = 0;
-        f.seen = SEEN_LAUNCH;
 #ifdef EMU_RACE
         snprintf(name, sizeof name, "block(%llu) thread(%u)", S.block_linear, i);
         __tsan_set_fiber_name(f.tsan, name);
 #endif
+        if (resume) {
+            f.released = f.state == AT_GRID;
+            if (f.released)
+                f.state = RUNNING;
+            continue;
+        }
+        f.state = RUNNING;
+        f.released = true;
+        f.barrier_count = f.warp_count = f.grid_count = 0;
+        f.seen = SEEN_LAUNCH;
     }
     build_runlist();
     for (;;) {
@@ -1030,16 +1087,131 @@ bool run_block()
             enter(first, &S.main_ctx);
         }
         if (S.faulted)
-            return false;
+            return -1;
         if (S.timed_out.load()) { /* noticed between two rounds of the block */
             timeout_fault(nullptr);
-            return false;
+            return -1;
         }
         int next = resolve();
-        if (next == 0)
+        if (next == 0 || next == 2) {
             counters_block_end(S.threads);
-        if (next <= 0)
-            return next == 0;
+            stores_block_end();
+            return next == 0 ? 0 : 1;
+        }
+        if (next < 0)
+            return -1;
+    }
+}
+
+/* ---------------------------------------------------------------- cooperative launches */
+
+/** Copies the running block's fibers, all waiting at a grid sync, out to \p p. */
+void park_block(Scheduler::parked_block &p)
+{
+    p.fibers.assign(S.fibers, S.fibers + S.threads);
+    p.offsets.resize(S.threads + 1);
+    size_t total = 0;
+    for (unsigned i = 0; i < S.threads; i++) {
+        p.offsets[i] = total;
+        total += (size_t)(S.fibers[i].stack_top - static_cast<char *>(S.fibers[i].ctx));
+    }
+    p.offsets[S.threads] = total;
+    p.stacks.resize(total);
+#ifdef EMU_RACE
+    __tsan_ignore_thread_begin(); /* the copy is no access of any GPU thread's */
+#endif
+    for (unsigned i = 0; i < S.threads; i++)
+        std::memcpy(p.stacks.data() + p.offsets[i], S.fibers[i].ctx, p.offsets[i + 1] - p.offsets[i]);
+#ifdef EMU_RACE
+    __tsan_ignore_thread_end();
+#endif
+}
+
+/** Puts the fibers of a block parked by park_block back, at the same stack addresses. */
+void unpark_block(const Scheduler::parked_block &p)
+{
+#ifdef EMU_RACE
+    __tsan_ignore_thread_begin();
+#endif
+    for (unsigned i = 0; i < S.threads; i++) {
+        S.fibers[i] = p.fibers[i];
+        std::memcpy(S.fibers[i].ctx, p.stacks.data() + p.offsets[i], p.offsets[i + 1] - p.offsets[i]);
+    }
+#ifdef EMU_RACE
+    __tsan_ignore_thread_end();
+#endif
+}
+
+/** Sets blockIdx, the fiber set and the shared memory of the block at \p position. */
+void enter_block(unsigned long long position, size_t arena_stride)
+{
+    const launch_config &c = *S.config;
+    const unsigned long long plane = (unsigned long long)c.grid.x * c.grid.y;
+    S.position = position;
+    S.block_linear = block_at(position);
+    blockIdx = {(unsigned)(S.block_linear % c.grid.x), (unsigned)(S.block_linear / c.grid.x % c.grid.y),
+                (unsigned)(S.block_linear / plane)};
+    S.fibers = S.fiber_sets[position % kFiberSets];
+    S.shared = S.shared_region + arena_stride * S.block_linear;
+}
+
+/**
+ * A cooperative launch: rounds, each running every live block in the launch's order until it
+ * ends or waits at a grid sync; the round after a sync in which every block waited goes on
+ * from there. A block that ended while others wait for it is a deadlock on a GPU: reported.
+ */
+void run_cooperative(size_t arena_stride)
+{
+    S.parked.resize(S.blocks);
+    for (auto &p : S.parked)
+        p.started = p.done = false;
+    for (;;) {
+        unsigned long long waiting = 0, done = 0, waiter_position = 0, done_position = 0;
+        for (unsigned long long position = 0; position < S.blocks; position++) {
+            enter_block(position, arena_stride);
+            Scheduler::parked_block &p = S.parked[S.block_linear];
+            if (p.done) {
+                done++;
+                done_position = position;
+                continue;
+            }
+            bool resume = p.started;
+            if (resume) {
+                unpark_block(p);
+            } else {
+                /* fresh fibers: the set's stacks may hold another block's parked threads */
+                for (unsigned i = 0; i < S.threads; i++)
+                    S.fibers[i].ctx = bc::make_fcontext(S.fibers[i].stack_top, kStackBytes, fiber_main);
+                poison(S.shared, S.static_top);
+                p.started = true;
+            }
+            counters_block_begin(S.shared, S.block_shared_limit, S.threads);
+            int result = run_block(resume);
+            if (result < 0)
+                return;
+            if (result == 0) {
+                p.done = true;
+                done++;
+                done_position = position;
+            } else {
+                park_block(p);
+                if (!waiting++)
+                    waiter_position = position;
+            }
+        }
+        if (!waiting)
+            return;
+        if (done) {
+            enter_block(done_position, arena_stride);
+            char ended[64];
+            format_block(ended, sizeof ended);
+            enter_block(waiter_position, arena_stride);
+            const Fiber &w = S.parked[S.block_linear].fibers[0];
+            fault(cudaErrorLaunchFailure, "its threads wait at this_grid().sync() at %s:%d, but %s (and %llu other "
+                  "blocks) already ended: every block of the grid must reach each grid sync, or it never completes",
+                  w.file, w.line, ended, done - 1);
+            return;
+        }
     }
 }
 
@@ -1071,6 +1243,15 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
         return;
     unsigned threads = config.block.x * config.block.y * config.block.z;
     unsigned long long blocks = (unsigned long long)config.grid.x * config.grid.y * config.grid.z;
+    if (config.cooperative) { /* every block resident at once, as the occupancy API counts them */
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, kernel, (int)threads, config.shmem,
+                                                               cudaOccupancyDefault);
+        if (blocks > (unsigned long long)per_sm * kSmCount) {
+            last_error = cudaErrorCooperativeLaunchTooLarge;
+            return;
+        }
+    }
     /* a block's shared memory: the dynamic part, then up to 48 KB of static arrays, within the
      * 227 KB a block may have */
     size_t limit = (config.shmem + 15) / 16 * 16 + kStaticSharedLimit;
@@ -1080,7 +1261,7 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
 #ifdef EMU_RACE
     size_t arena_stride = limit; /* every block its own shared memory: no false races */
 #else
-    size_t arena_stride = 0;
+    size_t arena_stride = config.cooperative ? limit : 0; /* blocks of a cooperative launch take turns */
 #endif
     bool ready = ensure_shared_region(limit + arena_stride * blocks);
     for (unsigned set = 0; set < kFiberSets && set < blocks && ready; set++)
@@ -1131,25 +1312,28 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
 #endif
     counters_launch_begin(blocks, threads, config.shmem);
     arm_watchdog();
-    const unsigned long long plane = (unsigned long long)config.grid.x * config.grid.y;
-    for (unsigned long long position = 0; position < blocks && !S.faulted; position++) {
-        S.position = position;
-        S.block_linear = block_at(position);
-        blockIdx = {(unsigned)(S.block_linear % config.grid.x),
-                    (unsigned)(S.block_linear / config.grid.x % config.grid.y), (unsigned)(S.block_linear / plane)};
-        S.fibers = S.fiber_sets[position % kFiberSets];
-        S.shared = S.shared_region + arena_stride * S.block_linear;
+    if (config.cooperative)
+        run_cooperative(arena_stride);
+    for (unsigned long long position = 0; position < blocks && !S.faulted && !config.cooperative; position++) {
+        enter_block(position, arena_stride);
         poison(S.shared, S.static_top);
         counters_block_begin(S.shared, S.block_shared_limit, threads);
-        if (!run_block())
+        if (run_block(false) != 0)
             break;
     }
     disarm_watchdog();
     counters_launch_end(S.static_declared);
+    stores_launch_end();
     bool timed_out = S.faulted && sticky_error == cudaErrorLaunchTimeout;
     if (S.faulted) { /* the fibers stopped mid-kernel are rebuilt, their stacks dropped */
         for (unsigned i = 0; i < threads; i++)
             reset_fiber(S.fibers[i]);
+        /* a cooperative launch's other fiber sets may hold a parked block's threads */
+        for (unsigned set = 0; set < kFiberSets && set < blocks && config.cooperative; set++)
+            if (S.fiber_sets[set] != S.fibers)
+                for (unsigned i = 0; i < threads; i++)
+                    S.fiber_sets[set][i].ctx = bc::make_fcontext(S.fiber_sets[set][i].stack_top, kStackBytes,
+                                                                 fiber_main);
 #ifdef EMU_RACE
         /* The other sets' fibers ran blocks of this launch and, stopped before their last,
          * have not said so (fiber_main): they do now. */
@@ -1243,6 +1427,42 @@ unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned 
 #endif
     self->warp_count++;
     return self->result;
+}
+
+void fence()
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (S.current)
+        stores_fence(S.current->index);
+}
+
+bool grid_is_cooperative() { return S.current && S.config && S.config->cooperative; }
+
+void sync_grid(const char *file, int line)
+{
+    Fiber *self = S.current;
+    char a[40];
+    if (!S.config->cooperative) {
+        fault(cudaErrorLaunchFailure, "%s calls this_grid().sync() at %s:%d, but the kernel was not launched with "
+              "cudaLaunchCooperativeKernel: a grid sync needs a cooperative launch (on a GPU it fails, or never "
+              "returns)", thread_name(*self, a, sizeof a), file, line);
+        abandon_from_fiber();
+    }
+    fence(); /* a grid sync publishes every store made before it */
+    self->state = AT_GRID;
+    self->seen = SEEN_GRID;
+    self->kind = 0;
+    self->file = file;
+    self->line = line;
+#ifdef EMU_RACE
+    char *address = &S.grid_sync[self->grid_count & 1];
+    __tsan_release(address);
+#endif
+    park(self);
+#ifdef EMU_RACE
+    __tsan_acquire(address);
+#endif
+    self->grid_count++;
 }
 
 void *static_shared(const void *site, size_t bytes, size_t align, const char *name, const char *file)
