@@ -158,31 +158,89 @@ kit_status kit_check_threads(const kit_stage *stage, unsigned threads, kit_error
 
 /* ---------------------------------------------------------------- inputs and reference */
 
-/** The input patterns. Each catches a different kind of mistake. */
+/**
+ * The input patterns: the rows of the one table in common/input.c. Each catches a different kind
+ * of mistake. The first four keep every value at most 15 in magnitude, so an answer's size tells
+ * what was lost; the full-range ones (kit_pattern_is_full_range()) span the whole type and plant
+ * one extreme at an element the seed chooses (kit_pattern_extremes()), so a kernel that skips an
+ * element, compares ints as floats or orders signed values as unsigned ones gives a wrong answer.
+ * kit_fill_problem() says what each holds for each problem.
+ */
 typedef enum kit_pattern {
-    KIT_PATTERN_RANDOM,     /**< small signed ints in [-8, 8], seeded */
-    KIT_PATTERN_POSITIONAL, /**< 1..15, a function of the index: a dropped or doubled element shows */
-    KIT_PATTERN_ONES,       /**< all ones: the sum is n, so a count of lost elements is visible */
-    KIT_PATTERN_LAST_ONLY   /**< zeros and one 7 in the very last slot: catches a lost tail */
+    KIT_PATTERN_RANDOM,       /**< small signed ints in [-8, 8], seeded */
+    KIT_PATTERN_POSITIONAL,   /**< 1..15, a function of the index: a dropped or doubled element shows */
+    KIT_PATTERN_ONES,         /**< all ones: the sum is n, so a count of lost elements is visible */
+    KIT_PATTERN_LAST_ONLY,    /**< zeros and one 7 in the very last slot: catches a lost tail */
+    KIT_PATTERN_FULL_RANGE,   /**< ints anywhere from INT_MIN to INT_MAX, both signs; the only extreme at
+                                   element seed mod n */
+    KIT_PATTERN_ALL_NEGATIVE, /**< full range, every value negative */
+    KIT_PATTERN_ALL_POSITIVE, /**< full range, every value positive */
+    KIT_PATTERN_TIES          /**< full range, the extreme at element seed mod n and again at up to
+                                   KIT_PATTERN_MAX_TIES - 1 later elements far apart: the first must win */
 } kit_pattern;
 
 /** Number of input patterns. */
-#define KIT_PATTERN_COUNT 4
+#define KIT_PATTERN_COUNT 8
 
-/** Name of a pattern ("random", "positional", "ones", "last-only"). */
+/** Name of a pattern ("random", "positional", "ones", "last-only", "full-range", "all-negative",
+ *  "all-positive", "ties"). */
 const char *kit_pattern_name(kit_pattern pattern);
 /** Parses a pattern name; KIT_BAD_ARGUMENT if unknown. */
 kit_status kit_pattern_parse(const char *text, kit_pattern *pattern, kit_error *err);
+/** Whether \p pattern spans the whole type and plants its extreme at element seed mod n. */
+int kit_pattern_is_full_range(kit_pattern pattern);
 
-/** Fills \p values[0..n) with \p pattern; the same seed always gives the same input. */
+/** Fills \p values[0..n) with \p pattern (the int sum's input: kit_fill_problem(KIT_INT_SUM, ...));
+ *  the same seed always gives the same input. */
 void kit_fill_input(int *values, size_t n, kit_pattern pattern, uint64_t seed);
+
+/** The exact sum of the int sum's input kit_fill_input() makes, computed without storing it (exact:
+ *  2^30 values of magnitude at most 2^31 stay far within int64). */
+int64_t kit_pattern_sum(size_t n, kit_pattern pattern, uint64_t seed);
+
+/** Elements that hold the extreme in the ties pattern, at most. */
+#define KIT_PATTERN_MAX_TIES 8
+
+/** What kit_pattern_extreme_index() answers for an input with no planted extreme. */
+#define KIT_NO_EXTREME ((size_t)-1)
+
+/**
+ * The elements (matrices, for matrices) whose component \p component holds the extreme that
+ * \p pattern planted in the input of (\p problem, \p n, \p seed), in increasing order, into \p at;
+ * returns how many (0: none planted). The extreme is the minimum (min, argmin, matrices, the int
+ * sum's values), the maximum (max), or for the float sum its one value of largest magnitude. It is
+ * unique, except in the ties pattern, whose first element is the one an argmin must answer.
+ *   - Full-range patterns: the first element is seed mod n, so seed = index + k n
+ *     (kit_pattern_seed_at()) puts it at any index, with other values for each k. Matrices:
+ *     component c's at (seed mod n + c (n / 9)) mod n (n >= 9; c apart for a smaller n), nine
+ *     matrices apart. Ties: then every gap = (n - 1 - first) / (KIT_PATTERN_MAX_TIES - 1)
+ *     elements after it, KIT_PATTERN_MAX_TIES in all (fewer when fewer elements follow: a
+ *     first at n - 1 has no tie).
+ *   - last-only: n - 1. The other small patterns plant none.
+ */
+size_t kit_pattern_extremes(kit_problem problem, size_t n, kit_pattern pattern, uint64_t seed, size_t component,
+                            size_t at[KIT_PATTERN_MAX_TIES]);
+
+/** The first element of kit_pattern_extremes() for component 0, or KIT_NO_EXTREME when the
+ *  pattern plants none: where the answer's extreme is (an argmin's index). */
+size_t kit_pattern_extreme_index(kit_problem problem, size_t n, kit_pattern pattern, uint64_t seed);
+
+/** A seed whose full-range input of n elements has its (component 0's) extreme at \p index:
+ *  index + variant n. Each \p variant gives other values around it. */
+uint64_t kit_pattern_seed_at(size_t n, size_t index, uint64_t variant);
+
+/** Word \p component of element \p element of the input kit_fill_problem() makes, without making
+ *  the rest (0 for an element or component out of range). */
+int32_t kit_pattern_word(kit_problem problem, size_t n, kit_pattern pattern, uint64_t seed, size_t element,
+                         size_t component);
 
 /** The exact sum of \p values, in 64 bits. */
 int64_t kit_reference_sum(const int *values, size_t n);
 
 /**
  * What a 32-bit int reduction must return for an exact sum: the sum modulo 2^32, as the
- * GPU's two's-complement adds give it. For the kit's patterns and n <= 2^27 no wrap happens.
+ * GPU's two's-complement adds give it. For the small patterns and n <= 2^27 no wrap happens; the
+ * full-range ones wrap.
  */
 int kit_expected_int(int64_t exact_sum);
 
@@ -201,7 +259,8 @@ int32_t kit_guard_word(kit_problem problem);
 
 /**
  * Fills \p words (n elements, kit_in_words() each) with \p pattern for \p problem; the same seed
- * always gives the same input. The int sum's patterns are kit_fill_input()'s. The others:
+ * always gives the same input (common/input.c). The small patterns:
+ *   - int sum: kit_fill_input(): random [-8, 8], positional 1..15, ones, last-only 0s and a 7;
  *   - min, argmin and matrices: random = ints in [-8, 8] (ties everywhere); positional = 1..15
  *     from a hash of the index (all positive: a minimum that starts from 0 shows); ones = all
  *     1 (every element ties: an argmin must say index 0); last-only = 7s and a single 1 in the
@@ -210,6 +269,21 @@ int32_t kit_guard_word(kit_problem problem);
  *   - float sum: random = [0, 1) with 24 random bits; positional = 1, 2, ..., 10000, 1, 2, ...
  *     (the course's example at n = 10000); ones = 2^24 then ones (a running float sum loses every
  *     one); last-only = zeros and 7.0 in the very last element.
+ * The full-range patterns (ints; each component of a matrix on its own):
+ *   - the extreme (kit_pattern_extremes()) is 2 mod 4 and above 2^25 in magnitude, so it is no
+ *     float (a comparison as floats rounds it): min, argmin, matrices and the int sum: full-range
+ *     and all-negative within 4100 above INT_MIN, all-positive within 4100 above 2^25; max: the
+ *     mirror image ~v (INT_MAX - 2 - 4k, or -2^25 - 3 - 4k for all-negative), so a new extreme two
+ *     beyond it still fits (kit_vary_problem());
+ *   - the other values are strictly beyond it: an eighth within 4096 of it (1 or 2 mod 4 in the
+ *     minimum's form, so that no such value is the extreme rounded to a float), an eighth within 4096
+ *     of the range's other end (INT_MAX, or -2 for all-negative; max, mirrored: INT_MIN, or 1 for
+ *     all-positive), the rest uniform: both signs for full-range and ties, one sign for the others;
+ * and for the float sum: values of 24 random bits over the binades 2^-8 .. 2^9, one in four
+ * negative (full-range, ties), all negative or all positive; the extreme is a value of magnitude
+ * about 1/16 of the others' sum of magnitudes (at least 2^10; negative for all-negative), so that
+ * losing it is far outside the error bound. No value is infinite or NaN, and sums stay far from
+ * the float range's end: kit_float_bound() holds for any order of adds whose depth it allows.
  * KIT_MAT3 and KIT_MAT3_SOA hold the same matrices, one laid out as structures, one as planes.
  */
 void kit_fill_problem(kit_problem problem, int32_t *words, size_t n, kit_pattern pattern, uint64_t seed);
@@ -250,6 +324,7 @@ typedef struct kit_reference {
     int64_t int_sum;         /**< int sum: the exact sum */
     kit_exact_sum float_sum; /**< float sum: the exact sum */
     double abs_sum;          /**< float sum: sum of |x_i|, which scales the error bound */
+    double abs_max;          /**< float sum: the largest |x_i| (at least; timed runs' new values go beyond it) */
     kit_value answer;        /**< the exact answer (float sum: rounded to the nearest float) */
 } kit_reference;
 

@@ -154,59 +154,6 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* Word k of n_words of an int pattern for min (ties everywhere: the values repeat). */
-static int32_t min_pattern_value(kit_pattern pattern, size_t k, size_t n_words, uint64_t seed, uint64_t *state)
-{
-    switch (pattern) {
-    case KIT_PATTERN_RANDOM: return (int32_t)(splitmix64(state) % 17) - 8; /* -8 about every 17th: ties */
-    case KIT_PATTERN_POSITIONAL: {
-        uint64_t s = seed ^ (k * 0xD1B54A32D192ED03ull);
-        return 1 + (int32_t)(splitmix64(&s) % 15); /* 1..15, all positive: a min that starts at 0 shows */
-    }
-    case KIT_PATTERN_ONES: return 1;                           /* all equal: an argmin must say index 0 */
-    case KIT_PATTERN_LAST_ONLY: return k + 1 == n_words ? 1 : 7; /* the minimum is the very last element */
-    }
-    return 0;
-}
-
-/* A float pattern's element i (see kit.h, kit_fill_problem). */
-static float float_pattern_value(kit_pattern pattern, size_t i, size_t n, uint64_t *state)
-{
-    switch (pattern) {
-    case KIT_PATTERN_RANDOM: return (float)(splitmix64(state) >> 40) * 0x1p-24f; /* [0, 1), 24 bits */
-    case KIT_PATTERN_POSITIONAL: return (float)(i % 10000 + 1);                  /* 1..10000, again */
-    case KIT_PATTERN_ONES: return i == 0 ? 0x1p24f : 1.0f; /* 2^24, then ones: a running sum loses them all */
-    case KIT_PATTERN_LAST_ONLY: return i + 1 == n ? 7.0f : 0.0f;
-    }
-    return 0.0f;
-}
-
-void kit_fill_problem(kit_problem problem, int32_t *words, size_t n, kit_pattern pattern, uint64_t seed)
-{
-    uint64_t state = seed;
-    if (problem.type == KIT_INT && problem.op == KIT_SUM) {
-        kit_fill_input(words, n, pattern, seed);
-    } else if (problem.type == KIT_FLOAT) {
-        for (size_t i = 0; i < n; i++)
-            words[i] = word_of(float_pattern_value(pattern, i, n, &state));
-    } else if (problem.type == KIT_MAT3 || problem.type == KIT_MAT3_SOA) {
-        /* The same matrices in both layouts: value of component c of matrix i from word 9i + c. */
-        for (size_t i = 0; i < n; i++)
-            for (size_t c = 0; c < 9; c++) {
-                int32_t v = pattern == KIT_PATTERN_LAST_ONLY ? (i + 1 == n ? 1 : 7) /* the whole last matrix */
-                                                             : min_pattern_value(pattern, 9 * i + c, 9 * n, seed, &state);
-                if (problem.type == KIT_MAT3)
-                    words[9 * i + c] = v;
-                else
-                    words[c * n + i] = v;
-            }
-    } else {
-        const int32_t sign = problem.op == KIT_MAX ? -1 : 1; /* max: the mirror image, all negative */
-        for (size_t i = 0; i < n; i++)
-            words[i] = sign * min_pattern_value(pattern, i, n, seed, &state);
-    }
-}
-
 /* ---------------------------------------------------------------- the exact float sum */
 
 /*
@@ -310,6 +257,7 @@ void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, 
             float x = float_of(words[i]);
             exact_add_float(&ref->float_sum, x, 1);
             ref->abs_sum += fabs((double)x);
+            ref->abs_max = fmax(ref->abs_max, fabs((double)x));
             if (i % (1u << 24) == (1u << 24) - 1)
                 exact_normalize(&ref->float_sum);
         }
@@ -349,6 +297,48 @@ double kit_float_bound(size_t n, double abs_sum)
 
 /* ---------------------------------------------------------------- judging and showing */
 
+/* Whether \p got is \p answer as a comparison of floats (fminf, fmaxf) leaves it: rounded to a
+ * float and back. Float 2^31 does not fit an int: a GPU saturates it to INT_MAX, an x86 CPU (the
+ * emulator) gives INT_MIN. Only an answer that is no float can show it. */
+static int rounded_through_float(int32_t answer, int32_t got)
+{
+    const float f = (float)answer;
+    if ((double)f == (double)answer)
+        return 0;
+    if (f >= 0x1p31f)
+        return got == INT32_MAX || got == INT32_MIN;
+    return got == (int32_t)f;
+}
+
+/* The first element whose component \p c holds \p value, or n. */
+static size_t first_holding(const kit_reference *ref, const int32_t *input, size_t c, int32_t value)
+{
+    const size_t components = kit_in_words(ref->problem), n = ref->n;
+    const int planar = ref->problem.type == KIT_MAT3_SOA;
+    for (size_t i = 0; i < n; i++)
+        if ((planar ? input[c * n + i] : input[i * components + c]) == value)
+            return i;
+    return n;
+}
+
+/* ": the minimum, -2147483646, is in element 4103 (4103 mod 4 = 3, mod 16 = 7) ...": the element
+ * a kernel that skips part of its loads never read, with the residues a student can check. */
+static void name_missed_extreme(const kit_reference *ref, const int32_t *input, size_t c, char *out, size_t size)
+{
+    const kit_problem p = ref->problem;
+    const size_t at = first_holding(ref, input, c, ref->answer.w[c]);
+    const size_t components = kit_in_words(p);
+    const size_t word = p.type == KIT_MAT3_SOA ? c * ref->n + at : at * components + c;
+    char component[48] = "";
+    if (components > 1)
+        snprintf(component, sizeof component, " of component %zu", c);
+    snprintf(out, size, ": the %s%s, %d, is in %s %zu (input word %zu: mod 4 = %zu, mod 9 = %zu, mod 16 = %zu), "
+             "and the answer is a value of other elements: that element was never compared. Does every thread "
+             "read every int of its loads (x, y, z and w of an int4), and the elements of the tail?",
+             p.op == KIT_MAX ? "maximum" : "minimum", component, ref->answer.w[c], components > 1 ? "matrix" : "element",
+             at, word, word % 4, word % 9, word % 16);
+}
+
 void kit_format_value(kit_problem problem, const kit_value *value, char *out, size_t size)
 {
     if (problem.type == KIT_FLOAT) {
@@ -385,6 +375,12 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
         else if (guards >= 0.5 && fabs(guards - floor(guards + 0.5)) < 0.01 && guards < KIT_INPUT_GUARD + 0.5)
             hint = ": that is about a whole number of 2^20s too much: it read past the end of the input (the "
                    "guard after it holds 2^20s); check the bound on n";
+        else if (kit_pattern_is_full_range(pattern) && error >= 0.75 * ref->abs_max && error <= 2 * ref->abs_max)
+            /* the planted value is about 1/16 of the others' magnitudes: losing it and a share of the
+             * others lands here, losing a share of the others alone falls short */
+            hint = ": off by about the input's largest value, which one element holds (kit_pattern_extreme_index() "
+                   "says which): was that element skipped? Check that every thread reads every float of its "
+                   "loads, and the tail";
         else if (pattern == KIT_PATTERN_ONES && value < exact)
             hint = ": the input is 2^24 followed by ones, and a float running sum that holds 2^24 cannot grow by "
                    "1 (the spacing of floats there is 2): one thread (or one float atomicAdd after another) "
@@ -401,6 +397,7 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
     if (memcmp(got->w, ref->answer.w, words * sizeof(int32_t)) == 0)
         return 1;
     const char *hint = "";
+    char detail[600];
     if (p.op == KIT_ARGMIN) {
         const int32_t index = got->w[1];
         if (got->w[0] == ref->answer.w[0] && index >= 0 && (size_t)index < ref->n && input &&
@@ -416,15 +413,38 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
         else if (got->w[0] == 0 && pattern == KIT_PATTERN_POSITIONAL)
             hint = ": 0 is in no element of this input (all are 1..15): the minimum started from 0 instead of the "
                    "identity, INT_MAX (or the first element)";
+        else if (got->w[0] == 0 && pattern == KIT_PATTERN_ALL_POSITIVE)
+            hint = ": 0 is in no element of this input (all are positive): the minimum started from 0 instead of "
+                   "the identity, INT_MAX (or the first element)";
+        else if (ref->answer.w[0] < 0 && got->w[0] >= 0)
+            hint = ": a non-negative value won over the negative minimum: as unsigned numbers every negative int "
+                   "comes after every positive one, so a 64-bit key (value, index) must flip the value's sign bit "
+                   "((unsigned)value ^ 0x80000000) before the keys are compared";
+        else if (rounded_through_float(ref->answer.w[0], got->w[0]))
+            hint = ": that is the minimum rounded to a float: the values were compared as floats, which hold ints "
+                   "exactly only up to 2^24; compare them as ints";
+        else if (input && got->w[0] > ref->answer.w[0] && kit_pattern_is_full_range(pattern) &&
+                 first_holding(ref, input, 0, got->w[0]) < ref->n) {
+            name_missed_extreme(ref, input, 0, detail, sizeof detail);
+            hint = detail;
+        }
     } else {
-        int started_at_zero = 0, read_past = 0, identity = 0;
+        int started_at_zero = 0, read_past = 0, identity = 0, as_float = 1, as_unsigned = 0;
+        size_t missed = words; /* a component whose answer is another element's value: its extreme was skipped */
         const int32_t id = p.op == KIT_MAX ? INT32_MIN : INT32_MAX;
         for (size_t c = 0; c < words; c++) {
-            if (got->w[c] == ref->answer.w[c])
+            const int32_t want_c = ref->answer.w[c], got_c = got->w[c];
+            if (got_c == want_c)
                 continue;
-            started_at_zero |= got->w[c] == 0;
-            read_past |= got->w[c] == guard;
-            identity |= got->w[c] == id;
+            started_at_zero |= got_c == 0;
+            read_past |= got_c == guard;
+            identity |= got_c == id;
+            as_float &= rounded_through_float(want_c, got_c); /* comparing as floats rounds every extreme */
+            as_unsigned |= p.op == KIT_MAX ? want_c >= 0 && got_c < 0 : want_c < 0 && got_c >= 0;
+            const int short_of_extreme = p.op == KIT_MAX ? got_c < want_c : got_c > want_c;
+            if (missed == words && input && short_of_extreme && kit_pattern_is_full_range(pattern) &&
+                first_holding(ref, input, c, got_c) < ref->n)
+                missed = c;
         }
         if (read_past)
             hint = p.op == KIT_MAX ? ": 2^20 is in no element: it read past the end of the input (the guard after "
@@ -432,7 +452,8 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
                                    : ": -2^20 is in no element: it read past the end of the input (the guard after "
                                      "it holds -2^20); check the bound on n";
         else if (started_at_zero && (pattern == KIT_PATTERN_POSITIONAL || pattern == KIT_PATTERN_ONES ||
-                                     pattern == KIT_PATTERN_LAST_ONLY))
+                                     pattern == KIT_PATTERN_LAST_ONLY ||
+                                     pattern == (p.op == KIT_MAX ? KIT_PATTERN_ALL_NEGATIVE : KIT_PATTERN_ALL_POSITIVE)))
             hint = p.op == KIT_MAX ? ": 0 is in no element (all are negative): the maximum started from 0 "
                                      "instead of the identity, INT_MIN (or the first element)"
                                    : ": 0 is in no element (all are positive): the minimum started from 0 instead "
@@ -442,8 +463,20 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
                                      "identity and the others' results were lost?"
                                    : ": INT_MAX, the identity, came out: a block that read no element wrote its "
                                      "identity and the others' results were lost?";
+        else if (as_unsigned)
+            hint = ": negative values lost to non-negative ones, as if the ints were compared as unsigned numbers "
+                   "(where every negative int is above every positive one)";
+        else if (as_float)
+            hint = p.op == KIT_MAX ? ": that is the maximum rounded to a float: the values were compared as floats "
+                                     "(fmaxf), which hold ints exactly only up to 2^24; use max() on ints"
+                                   : ": that is the minimum rounded to a float: the values were compared as floats "
+                                     "(fminf), which hold ints exactly only up to 2^24; use min() on ints";
         else if (pattern == KIT_PATTERN_LAST_ONLY)
             hint = ": the minimum is only in the very last element, and it was lost: check the tail bound";
+        else if (missed < words) {
+            name_missed_extreme(ref, input, missed, detail, sizeof detail);
+            hint = detail;
+        }
     }
     snprintf(why, size, "expected %s, got %s%s", want, have, hint);
     return 0;
@@ -462,11 +495,7 @@ int kit_vary_problem(kit_reference *ref, const kit_reference *filled, int32_t *w
         /* One element becomes +-m, m a power of two far beyond the error bound and any element:
          * every run's sum differs from the filled input's and the previous run's by more than
          * twice the bound, so no remembered answer passes (the sign alternates run to run). */
-        double largest = 0.0;
-        for (size_t i = 0; i < n && i < 4096; i++) /* the patterns' largest values come first or repeat */
-            largest = fmax(largest, fabs((double)float_of(words[i])));
-        largest = fmax(largest, fabs((double)float_of(words[n - 1])));
-        double m = fmax(16.0 * kit_float_bound(n, filled->abs_sum), 4.0 * largest);
+        double m = fmax(16.0 * kit_float_bound(n, filled->abs_sum), 4.0 * filled->abs_max);
         m = ldexp(1.0, (int)ceil(log2(fmax(m, 1.0))));
         const float value = (float)((run & 1) ? m : -m);
         size_t i = (size_t)(splitmix64(&state) % n);
@@ -475,6 +504,7 @@ int kit_vary_problem(kit_reference *ref, const kit_reference *filled, int32_t *w
         exact_add_float(&ref->float_sum, float_of(words[i]), -1);
         exact_add_float(&ref->float_sum, value, 1);
         ref->abs_sum += fabs((double)value) - fabs((double)float_of(words[i]));
+        ref->abs_max = fmax(ref->abs_max, fabs((double)value));
         words[i] = word_of(value);
         ref->answer.w[0] = word_of(kit_exact_to_float(&ref->float_sum));
         return count;
@@ -482,12 +512,15 @@ int kit_vary_problem(kit_reference *ref, const kit_reference *filled, int32_t *w
     if (p.op == KIT_SUM)
         return 0; /* the int sum varies its input in harness.c */
     /* min, max, argmin and matrices: a new extreme in each component, at a random element;
-     * its value alternates between two, so consecutive runs' answers differ. */
+     * its value alternates between two, so consecutive runs' answers differ. Every pattern leaves
+     * two values of room beyond its extreme (kit_fill_problem()); the clamp only keeps an input
+     * made elsewhere from overflowing. */
     const size_t components = kit_in_words(p);
     for (size_t c = 0; c < components; c++) {
         size_t i = (size_t)(splitmix64(&state) % n);
-        int32_t step = 1 + (int32_t)(run & 1);
-        int32_t value = p.op == KIT_MAX ? filled->answer.w[c] + step : filled->answer.w[c] - step;
+        const int64_t step = 1 + (int64_t)(run & 1);
+        int64_t wanted = p.op == KIT_MAX ? (int64_t)filled->answer.w[c] + step : (int64_t)filled->answer.w[c] - step;
+        const int32_t value = (int32_t)(wanted < INT32_MIN ? INT32_MIN : wanted > INT32_MAX ? INT32_MAX : wanted);
         size_t word = p.type == KIT_MAT3_SOA ? c * n + i : i * components + c;
         at[count] = word;
         before[count++] = words[word];

@@ -119,6 +119,54 @@ START_TEST(pattern_names_round_trip_and_unknown_names_are_refused)
     kit_pattern parsed;
     ck_assert_int_eq(kit_pattern_parse("zeros", &parsed, &err), KIT_BAD_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(err.message, "zeros"));
+    ck_assert_ptr_nonnull(strstr(err.message, "random, positional, ones, last-only, full-range, all-negative, "
+                                              "all-positive or ties")); /* every row of the table */
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "all-positive or ties"));
+}
+END_TEST
+
+/* The grader recomputes an int sum's answer without storing its input: the two must agree for
+ * every pattern, the full-range ones (whose int64 sums pass INT_MAX many times over) included. */
+START_TEST(pattern_sum_equals_the_sum_of_the_filled_input_for_every_pattern)
+{
+    static int a[65537];
+    const size_t sizes[] = {1, 2, 17, 1000, 65537};
+    for (int p = 0; p < KIT_PATTERN_COUNT; p++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (uint64_t seed = 0; seed < 3; seed++) {
+                kit_fill_input(a, sizes[s], (kit_pattern)p, seed * 1000003);
+                ck_assert_msg(kit_pattern_sum(sizes[s], (kit_pattern)p, seed * 1000003) == kit_reference_sum(a, sizes[s]),
+                              "%s, n = %zu", kit_pattern_name((kit_pattern)p), sizes[s]);
+            }
+}
+END_TEST
+
+/* The GPU's int adds wrap; the expected int must be the wrapped exact sum, which the int32 adds
+ * of a kernel reach in any order. */
+START_TEST(full_range_int_sums_wrap_and_the_expected_int_is_what_wrapping_adds_give)
+{
+    static int a[SAMPLE];
+    const kit_pattern full[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_ALL_NEGATIVE, KIT_PATTERN_ALL_POSITIVE,
+                                KIT_PATTERN_TIES};
+    for (size_t k = 0; k < sizeof full / sizeof full[0]; k++) {
+        kit_fill_input(a, SAMPLE, full[k], 9);
+        const int64_t exact = kit_reference_sum(a, SAMPLE);
+        uint32_t forwards = 0, backwards = 0;
+        for (int i = 0; i < SAMPLE; i++) {
+            forwards += (uint32_t)a[i];
+            backwards += (uint32_t)a[SAMPLE - 1 - i];
+        }
+        ck_assert_uint_eq((uint32_t)kit_expected_int(exact), forwards);
+        ck_assert_uint_eq(forwards, backwards);
+        if (full[k] != KIT_PATTERN_FULL_RANGE && full[k] != KIT_PATTERN_TIES)
+            ck_assert(exact < INT_MIN || exact > INT_MAX); /* one sign: far outside int32 */
+        int large = 0;
+        for (int i = 0; i < SAMPLE; i++)
+            large += a[i] > (1 << 24) || a[i] < -(1 << 24);
+        ck_assert_int_gt(large, SAMPLE * 3 / 4);
+    }
+    /* n = 2^30 values of magnitude up to 2^31 sum within int64 */
+    ck_assert(((uint64_t)1 << 30) * ((uint64_t)1 << 31) <= (uint64_t)INT64_MAX);
 }
 END_TEST
 
@@ -697,6 +745,8 @@ int main(void)
     tcase_add_test(patterns, ones_input_sums_to_n);
     tcase_add_test(patterns, last_only_input_has_one_value_in_the_last_slot);
     tcase_add_test(patterns, pattern_names_round_trip_and_unknown_names_are_refused);
+    tcase_add_test(patterns, pattern_sum_equals_the_sum_of_the_filled_input_for_every_pattern);
+    tcase_add_test(patterns, full_range_int_sums_wrap_and_the_expected_int_is_what_wrapping_adds_give);
     suite_add_tcase(suite, patterns);
     TCase *options = tcase_create("options");
     tcase_add_test(options, options_default_to_all_solutions_at_2_26_with_256_threads);

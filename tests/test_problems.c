@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy.h"
 #include "kit.h"
 
 static const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
@@ -124,14 +125,16 @@ END_TEST
 START_TEST(min_and_max_patterns_leave_zero_out_so_a_wrong_identity_shows)
 {
     kit_reference ref;
-    for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
-        if (p == KIT_PATTERN_RANDOM)
-            continue; /* random has zeros, negatives and positives */
-        int32_t *mins = filled(int_min, 1000, (kit_pattern)p, 7, &ref);
+    /* random, full-range and ties hold both signs; the min's all-negative and the max's
+     * all-positive have the right extreme whatever the start */
+    const kit_pattern no_zero[] = {KIT_PATTERN_POSITIONAL, KIT_PATTERN_ONES, KIT_PATTERN_LAST_ONLY};
+    for (size_t k = 0; k <= sizeof no_zero / sizeof no_zero[0]; k++) {
+        const int small = k < sizeof no_zero / sizeof no_zero[0];
+        int32_t *mins = filled(int_min, 1000, small ? no_zero[k] : KIT_PATTERN_ALL_POSITIVE, 7, &ref);
         for (int i = 0; i < 1000; i++)
             ck_assert_int_gt(mins[i], 0);
         free(mins);
-        int32_t *maxs = filled(int_max, 1000, (kit_pattern)p, 7, &ref);
+        int32_t *maxs = filled(int_max, 1000, small ? no_zero[k] : KIT_PATTERN_ALL_NEGATIVE, 7, &ref);
         for (int i = 0; i < 1000; i++)
             ck_assert_int_lt(maxs[i], 0);
         free(maxs);
@@ -225,6 +228,461 @@ START_TEST(reading_past_the_end_is_named_for_min_and_argmin)
 }
 END_TEST
 
+/* ------------------------------------------------------------ full-range inputs */
+
+static const kit_pattern full_range[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_ALL_NEGATIVE, KIT_PATTERN_ALL_POSITIVE,
+                                         KIT_PATTERN_TIES};
+#define FULL_RANGE_COUNT (sizeof full_range / sizeof full_range[0])
+static const kit_problem int_sum = {KIT_INT, KIT_SUM};
+
+/* Where a stage finds component c of element i. */
+static size_t word_at(kit_problem p, size_t n, size_t i, size_t c)
+{
+    return p.type == KIT_MAT3_SOA ? c * n + i : i * kit_in_words(p) + c;
+}
+
+/* What a min, max, argmin or matrix min returns that never reads the input words whose index is
+ * `residue` mod `modulus`: w of every int4 is 3 mod 4, one int of each 16-int load r mod 16. */
+static kit_value reduce_skipping(kit_problem p, const int32_t *words, size_t n, size_t modulus, size_t residue)
+{
+    kit_value out;
+    memset(&out, 0, sizeof out);
+    for (size_t c = 0; c < kit_in_words(p); c++) {
+        int32_t best = p.op == KIT_MAX ? INT32_MIN : INT32_MAX;
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            const size_t w = word_at(p, n, i, c);
+            if (w % modulus == residue)
+                continue;
+            if (p.op == KIT_MAX ? words[w] > best : words[w] < best) {
+                best = words[w];
+                at = i;
+            }
+        }
+        out.w[c] = best;
+        if (p.op == KIT_ARGMIN)
+            out.w[1] = (int32_t)at;
+    }
+    return out;
+}
+
+/* A float converted back to int as the GPU's cvt.rzi.s32.f32 does: saturating. */
+static int32_t int_of_float(float f)
+{
+    return f >= 0x1p31f ? INT32_MAX : f < -0x1p31f ? INT32_MIN : (int32_t)f;
+}
+
+/* A min or max that compares the ints as floats (fminf, fmaxf) and converts the result back. */
+static kit_value reduce_as_floats(kit_problem p, const int32_t *words, size_t n)
+{
+    kit_value out;
+    memset(&out, 0, sizeof out);
+    for (size_t c = 0; c < kit_in_words(p); c++) {
+        float best = p.op == KIT_MAX ? -INFINITY : INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            const float v = (float)words[word_at(p, n, i, c)];
+            best = p.op == KIT_MAX ? fmaxf(best, v) : fminf(best, v);
+        }
+        out.w[c] = int_of_float(best);
+    }
+    return out;
+}
+
+/* An argmin over 64-bit keys (value in the high half, index in the low), compared as unsigned:
+ * right only if the value's sign bit is flipped first. */
+static kit_value argmin_by_key(const int32_t *words, size_t n, int flip_sign)
+{
+    const uint32_t flip = flip_sign ? 0x80000000u : 0u;
+    uint64_t best = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t key = (uint64_t)((uint32_t)words[i] ^ flip) << 32 | (uint32_t)i;
+        if (key < best)
+            best = key;
+    }
+    kit_value out;
+    memset(&out, 0, sizeof out);
+    const uint32_t bits = (uint32_t)(best >> 32) ^ flip;
+    memcpy(&out.w[0], &bits, sizeof bits);
+    out.w[1] = (int32_t)(uint32_t)best;
+    return out;
+}
+
+static int same_answer(kit_problem p, const kit_value *a, const kit_value *b)
+{
+    return memcmp(a->w, b->w, kit_out_words(p) * sizeof(int32_t)) == 0;
+}
+
+START_TEST(words_asked_for_one_by_one_are_the_words_filled)
+{
+    const kit_problem problems[] = {int_sum, float_sum, int_min, int_max, int_argmin, matrices, matrix_planes};
+    const size_t sizes[] = {1, 10, 257};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++)
+        for (int pattern = 0; pattern < KIT_PATTERN_COUNT; pattern++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                const size_t n = sizes[s];
+                kit_reference ref;
+                int32_t *words = filled(problems[p], n, (kit_pattern)pattern, 5 + n, &ref);
+                for (size_t i = 0; i < n; i++)
+                    for (size_t c = 0; c < kit_in_words(problems[p]); c++)
+                        ck_assert_int_eq(kit_pattern_word(problems[p], n, (kit_pattern)pattern, 5 + n, i, c),
+                                         words[word_at(problems[p], n, i, c)]);
+                free(words);
+            }
+}
+END_TEST
+
+/* Every listed element holds the extreme, every other is strictly beyond it, and the reference
+ * (an argmin's index too) says the same. */
+START_TEST(the_extreme_index_agrees_with_the_filled_data)
+{
+    const kit_problem problems[] = {int_sum, float_sum, int_min, int_max, int_argmin, matrices, matrix_planes};
+    const size_t sizes[] = {1, 2, 9, 10, 1000, 4099};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++)
+        for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                for (uint64_t seed = 0; seed < 40; seed += 13) {
+                    const kit_problem problem = problems[p];
+                    const size_t n = sizes[s];
+                    kit_reference ref;
+                    int32_t *words = filled(problem, n, full_range[k], seed, &ref);
+                    ck_assert_uint_eq(kit_pattern_extreme_index(problem, n, full_range[k], seed), seed % n);
+                    for (size_t c = 0; c < kit_in_words(problem); c++) {
+                        size_t at[KIT_PATTERN_MAX_TIES];
+                        const size_t count = kit_pattern_extremes(problem, n, full_range[k], seed, c, at);
+                        ck_assert_uint_ge(count, 1);
+                        const int32_t extreme = words[word_at(problem, n, at[0], c)];
+                        size_t listed = 0;
+                        for (size_t i = 0; i < n; i++) {
+                            const int32_t v = words[word_at(problem, n, i, c)];
+                            const int holds = listed < count && at[listed] == i;
+                            listed += holds;
+                            if (holds) {
+                                ck_assert_int_eq(v, extreme);
+                            } else if (problem.type == KIT_FLOAT) {
+                                ck_assert(fabsf(float_of(v)) < fabsf(float_of(extreme)));
+                            } else if (problem.op == KIT_MAX) {
+                                ck_assert_int_lt(v, extreme);
+                            } else {
+                                ck_assert_int_gt(v, extreme); /* min, argmin, matrices and the int sum's values */
+                            }
+                        }
+                        ck_assert_uint_eq(listed, count); /* in increasing order, inside the input */
+                        if (problem.type != KIT_FLOAT && problem.op != KIT_SUM)
+                            ck_assert_int_eq(ref.answer.w[c], extreme);
+                        if (problem.op == KIT_ARGMIN)
+                            ck_assert_int_eq(ref.answer.w[1], (int32_t)at[0]);
+                        if (full_range[k] == KIT_PATTERN_TIES && n - at[0] >= KIT_PATTERN_MAX_TIES)
+                            ck_assert_uint_eq(count, KIT_PATTERN_MAX_TIES);
+                        else if (full_range[k] != KIT_PATTERN_TIES)
+                            ck_assert_uint_eq(count, 1);
+                    }
+                    free(words);
+                }
+}
+END_TEST
+
+/* The grader picks where the extreme goes: any index, so every residue of any load width, the
+ * last element and the edges of blocks, and other values for each variant. */
+START_TEST(a_seed_puts_the_extreme_at_any_index_the_grader_asks_for)
+{
+    const size_t n = 5003;
+    const size_t wanted[] = {0, 1, 2, 3, 15, 16, 255, 256, 1023, 1024, n - 2, n - 1};
+    for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+        for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++)
+            for (uint64_t variant = 0; variant < 3; variant++) {
+                const uint64_t seed = kit_pattern_seed_at(n, wanted[w], variant);
+                ck_assert_uint_eq(kit_pattern_extreme_index(int_argmin, n, full_range[k], seed), wanted[w]);
+                ck_assert_uint_eq(kit_pattern_extreme_index(float_sum, n, full_range[k], seed), wanted[w]);
+                kit_reference ref;
+                int32_t *words = filled(int_argmin, n, full_range[k], seed, &ref);
+                ck_assert_int_eq(ref.answer.w[1], (int32_t)wanted[w]);
+                /* another variant, other values around the same place */
+                int32_t other = kit_pattern_word(int_argmin, n, full_range[k], kit_pattern_seed_at(n, wanted[w], 9),
+                                                 (wanted[w] + 1) % n, 0);
+                ck_assert_int_ne(other, words[(wanted[w] + 1) % n]);
+                free(words);
+            }
+    /* the small patterns plant nothing, but last-only's extreme is the last element */
+    ck_assert_uint_eq(kit_pattern_extreme_index(int_min, n, KIT_PATTERN_RANDOM, 1), KIT_NO_EXTREME);
+    ck_assert_uint_eq(kit_pattern_extreme_index(int_min, n, KIT_PATTERN_LAST_ONLY, 1), n - 1);
+}
+END_TEST
+
+START_TEST(full_range_ints_reach_both_ends_of_the_type_and_beyond_2_24)
+{
+    const size_t n = 20000;
+    const kit_problem problems[] = {int_sum, int_min, int_max, int_argmin, matrices};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++)
+        for (size_t k = 0; k < FULL_RANGE_COUNT; k++) {
+            kit_reference ref;
+            const size_t count = n * kit_in_words(problems[p]);
+            int32_t *words = filled(problems[p], n, full_range[k], 3, &ref);
+            size_t negative = 0, positive = 0, beyond_2_24 = 0, near_min = 0, near_max = 0;
+            for (size_t i = 0; i < count; i++) {
+                negative += words[i] < 0;
+                positive += words[i] > 0;
+                beyond_2_24 += words[i] > (1 << 24) || words[i] < -(1 << 24);
+                near_min += words[i] < INT32_MIN + 8192;
+                near_max += words[i] > INT32_MAX - 8192;
+            }
+            const int sign = full_range[k] == KIT_PATTERN_ALL_NEGATIVE ? -1 : full_range[k] == KIT_PATTERN_ALL_POSITIVE;
+            ck_assert_uint_eq(negative, sign > 0 ? 0 : sign < 0 ? count : negative);
+            ck_assert_uint_eq(positive, sign < 0 ? 0 : sign > 0 ? count : positive);
+            if (sign == 0)
+                ck_assert(negative > count / 3 && positive > count / 3);
+            ck_assert_uint_gt(beyond_2_24, count * 3 / 4);
+            if (sign <= 0)
+                ck_assert_uint_gt(near_min, count / 20);
+            if (sign >= 0)
+                ck_assert_uint_gt(near_max, count / 20);
+            free(words);
+        }
+}
+END_TEST
+
+/* A kernel that never reads one int of each 16 (or w of each int4, or one component of each
+ * matrix) is right on inputs whose extreme it happens to read; a seed that puts the extreme on
+ * the int it skips makes it wrong, whichever int that is, for every problem and full-range
+ * pattern; kit_judge names the element it never compared. */
+START_TEST(a_reduction_that_skips_one_int_of_each_load_is_wrong_on_a_seed_of_every_residue)
+{
+    const kit_problem problems[] = {int_min, int_max, int_argmin, matrices, matrix_planes};
+    const size_t moduli[] = {16, 4, 9};
+    const size_t n = 1000; /* not a multiple of 16: the tail has its residues too */
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++)
+        for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+            for (size_t m = 0; m < sizeof moduli / sizeof moduli[0]; m++)
+                for (size_t residue = 0; residue < moduli[m]; residue++) {
+                    const kit_problem problem = problems[p];
+                    if (full_range[k] == KIT_PATTERN_TIES && problem.op != KIT_ARGMIN)
+                        continue; /* its copies keep the value: only an argmin's index shows a skip */
+                    /* as the grader would: the first seed from index 480 on whose extreme (of some
+                     * component) is a word of this residue */
+                    uint64_t seed = 0;
+                    int found = 0;
+                    for (size_t index = 480; index < n && !found; index++) {
+                        seed = kit_pattern_seed_at(n, index, 1);
+                        for (size_t c = 0; c < kit_in_words(problem) && !found; c++) {
+                            size_t at[KIT_PATTERN_MAX_TIES];
+                            kit_pattern_extremes(problem, n, full_range[k], seed, c, at);
+                            found = word_at(problem, n, at[0], c) % moduli[m] == residue;
+                        }
+                    }
+                    ck_assert(found);
+                    kit_reference ref;
+                    int32_t *words = filled(problem, n, full_range[k], seed, &ref);
+                    const kit_value got = reduce_skipping(problem, words, n, moduli[m], residue);
+                    ck_assert_msg(!same_answer(problem, &got, &ref.answer), "%s, %s, a kernel that skips words %zu mod "
+                                  "%zu passes", kit_problem_name(problem), kit_pattern_name(full_range[k]), residue,
+                                  moduli[m]);
+                    char why[800];
+                    ck_assert_int_eq(kit_judge(&ref, full_range[k], words, &got, why, sizeof why), 0);
+                    const int whole_component = problem.type == KIT_MAT3 && moduli[m] == 9; /* every matrix's */
+                    ck_assert_msg(strstr(why, full_range[k] == KIT_PATTERN_TIES ? "smallest index"
+                                              : whole_component              ? "the identity, came out"
+                                                                             : "never compared"),
+                                  "%s", why);
+                    free(words);
+                }
+}
+END_TEST
+
+START_TEST(an_int_sum_that_skips_one_int_of_16_is_wrong_at_every_residue)
+{
+    const size_t n = 4099;
+    for (size_t k = 0; k < FULL_RANGE_COUNT; k++) {
+        kit_reference ref;
+        int32_t *words = filled(int_sum, n, full_range[k], 11, &ref);
+        for (size_t residue = 0; residue < 16; residue++) {
+            uint32_t wrapped = 0; /* the GPU's adds: modulo 2^32 */
+            for (size_t i = 0; i < n; i++)
+                wrapped += i % 16 == residue ? 0u : (uint32_t)words[i];
+            ck_assert_int_ne(kit_expected_int((int64_t)wrapped), ref.answer.w[0]);
+        }
+        free(words);
+    }
+}
+END_TEST
+
+/* fmaxf holds ints exactly up to 2^24; every full-range extreme is beyond that and no float, so
+ * a max (or min) that compares as floats returns a rounded value, which the small patterns
+ * cannot show. */
+START_TEST(comparing_ints_as_floats_fails_on_every_full_range_pattern)
+{
+    const kit_problem problems[] = {int_min, int_max, matrices, matrix_planes};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
+        for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+            for (uint64_t seed = 0; seed < 50; seed += 7) {
+                kit_reference ref;
+                int32_t *words = filled(problems[p], 777, full_range[k], seed, &ref);
+                const kit_value got = reduce_as_floats(problems[p], words, 777);
+                ck_assert(!same_answer(problems[p], &got, &ref.answer));
+                char why[800];
+                ck_assert_int_eq(kit_judge(&ref, full_range[k], words, &got, why, sizeof why), 0);
+                ck_assert_msg(strstr(why, "rounded to a float") != NULL, "%s", why);
+                free(words);
+            }
+        kit_reference ref;
+        int32_t *words = filled(problems[p], 777, KIT_PATTERN_RANDOM, 1, &ref);
+        const kit_value got = reduce_as_floats(problems[p], words, 777);
+        ck_assert(same_answer(problems[p], &got, &ref.answer)); /* why the small patterns are not enough */
+        free(words);
+    }
+}
+END_TEST
+
+/* As unsigned numbers every negative int is above every positive one: an argmin key (value,
+ * index) must flip the value's sign bit; without it a non-negative value wins. */
+START_TEST(an_argmin_key_without_the_sign_flip_is_wrong_where_signs_mix)
+{
+    const kit_pattern mixed[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_TIES};
+    for (size_t k = 0; k < 2; k++)
+        for (uint64_t seed = 0; seed < 30; seed += 3) {
+            kit_reference ref;
+            int32_t *words = filled(int_argmin, 3000, mixed[k], seed, &ref);
+            const kit_value unflipped = argmin_by_key(words, 3000, 0);
+            ck_assert(!same_answer(int_argmin, &unflipped, &ref.answer));
+            char why[800];
+            ck_assert_int_eq(kit_judge(&ref, mixed[k], words, &unflipped, why, sizeof why), 0);
+            ck_assert_msg(strstr(why, "sign bit") != NULL, "%s", why);
+            free(words);
+        }
+    /* the flipped key is right on every pattern, ties to the first index included */
+    for (int pattern = 0; pattern < KIT_PATTERN_COUNT; pattern++) {
+        kit_reference ref;
+        int32_t *words = filled(int_argmin, 3000, (kit_pattern)pattern, 8, &ref);
+        const kit_value flipped = argmin_by_key(words, 3000, 1);
+        ck_assert_msg(same_answer(int_argmin, &flipped, &ref.answer), "%s", kit_pattern_name((kit_pattern)pattern));
+        free(words);
+    }
+}
+END_TEST
+
+/* The minimum at several indices, each in its own block of 1024 once n is large: blocks must
+ * settle the tie, and the lowest index must win. */
+START_TEST(ties_put_the_minimum_far_apart_and_the_first_index_wins)
+{
+    const size_t n = (size_t)1 << 16;
+    for (uint64_t seed = 0; seed < 5; seed++) {
+        const uint64_t s = kit_pattern_seed_at(n, (size_t)(seed * 977), seed);
+        kit_reference ref;
+        int32_t *words = filled(int_argmin, n, KIT_PATTERN_TIES, s, &ref);
+        size_t at[KIT_PATTERN_MAX_TIES];
+        ck_assert_uint_eq(kit_pattern_extremes(int_argmin, n, KIT_PATTERN_TIES, s, 0, at), KIT_PATTERN_MAX_TIES);
+        for (size_t j = 1; j < KIT_PATTERN_MAX_TIES; j++)
+            ck_assert_uint_ge(at[j] / 1024, at[j - 1] / 1024 + 1);
+        ck_assert_int_eq(ref.answer.w[1], (int32_t)at[0]);
+        /* a reduction that lets a later equal value win (<= instead of <) */
+        kit_value later = ref.answer;
+        later.w[1] = (int32_t)at[KIT_PATTERN_MAX_TIES - 1];
+        char why[800];
+        ck_assert_int_eq(kit_judge(&ref, KIT_PATTERN_TIES, words, &later, why, sizeof why), 0);
+        ck_assert_msg(strstr(why, "smallest index") != NULL, "%s", why);
+        free(words);
+    }
+    /* the matrices' components tie in their own matrices */
+    kit_reference ref;
+    int32_t *words = filled(matrices, 9000, KIT_PATTERN_TIES, 4, &ref);
+    for (size_t c = 0; c < 9; c++) {
+        size_t at[KIT_PATTERN_MAX_TIES];
+        ck_assert_uint_eq(kit_pattern_extremes(matrices, 9000, KIT_PATTERN_TIES, 4, c, at), KIT_PATTERN_MAX_TIES);
+        ck_assert_uint_eq(at[0], (4 + c * 1000) % 9000);
+        for (size_t j = 0; j < KIT_PATTERN_MAX_TIES; j++)
+            ck_assert_int_eq(words[9 * at[j] + c], ref.answer.w[c]);
+    }
+    free(words);
+}
+END_TEST
+
+/* Sum of x[t], x[t + threads], ... for each thread (a grid-stride loop), then a tree over the
+ * threads' sums: the order stage 9 is written for. */
+static float sum_runs_then_tree(const float *x, size_t n, size_t threads)
+{
+    float *partial = calloc(threads, sizeof *partial);
+    for (size_t t = 0; t < threads; t++)
+        for (size_t i = t; i < n; i += threads)
+            partial[t] += x[i];
+    const float sum = kit_float_sum_pairwise(partial, threads);
+    free(partial);
+    return sum;
+}
+
+static float sum_reversed(const float *x, size_t n)
+{
+    float sum = 0.0f;
+    for (size_t i = n; i-- > 0;)
+        sum += x[i];
+    return sum;
+}
+
+/*
+ * kit_float_bound() proves gamma_h sum|x| for any order of depth h = ceil(log2 n) + KIT_FLOAT_RUN
+ * (no overflow): a running sum of up to KIT_FLOAT_RUN + 1 values, forwards or backwards, a tree,
+ * or runs of KIT_FLOAT_RUN per thread under a tree. The new patterns hold no infinity and stay
+ * far from overflow, so each of these orders is within it; and the sum does not cancel, so the
+ * bound stays small against it.
+ */
+START_TEST(the_float_bound_holds_for_sequential_reversed_and_tree_orders_of_the_new_patterns)
+{
+    const size_t running[] = {1, 2, 7, 100, 513};
+    const size_t trees[] = {4096, (size_t)1 << 20};
+    for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            for (size_t s = 0; s < sizeof running / sizeof running[0] + sizeof trees / sizeof trees[0]; s++) {
+                const int tree_only = s >= sizeof running / sizeof running[0];
+                const size_t n = tree_only ? trees[s - sizeof running / sizeof running[0]] : running[s];
+                kit_reference ref;
+                int32_t *words = filled(float_sum, n, full_range[k], seed * 1000 + n, &ref);
+                const float *x = (const float *)(const void *)words;
+                const double exact = kit_exact_to_double(&ref.float_sum);
+                const double bound = kit_float_bound(n, ref.abs_sum);
+                ck_assert(fabs(exact) >= ref.abs_sum / 4); /* the bound means something against the sum */
+                float sums[4];
+                int count = 0;
+                sums[count++] = kit_float_sum_pairwise(x, n);
+                sums[count++] = sum_runs_then_tree(x, n, n / KIT_FLOAT_RUN + 1);
+                if (!tree_only) {
+                    sums[count++] = kit_float_sum_sequential(x, n);
+                    sums[count++] = sum_reversed(x, n);
+                }
+                for (int j = 0; j < count; j++) {
+                    ck_assert_msg(fabs((double)sums[j] - exact) <= bound, "%s, n = %zu, order %d: off by %g, bound %g",
+                                  kit_pattern_name(full_range[k]), n, j, fabs((double)sums[j] - exact), bound);
+                    kit_value got = {{word_of(sums[j])}};
+                    char why[800];
+                    ck_assert_msg(kit_judge(&ref, full_range[k], words, &got, why, sizeof why), "%s", why);
+                }
+                free(words);
+            }
+        }
+}
+END_TEST
+
+/* The float sum's planted value is far beyond the bound: a sum that never reads it is wrong,
+ * whichever float of its loads that is. */
+START_TEST(a_float_sum_that_skips_one_float_of_16_is_wrong_on_a_seed_of_every_residue)
+{
+    const size_t n = 1000;
+    float *kept = malloc(n * sizeof *kept);
+    for (size_t k = 0; k < FULL_RANGE_COUNT; k++)
+        for (size_t residue = 0; residue < 16; residue++) {
+            const uint64_t seed = kit_pattern_seed_at(n, 496 + residue, 2);
+            kit_reference ref;
+            int32_t *words = filled(float_sum, n, full_range[k], seed, &ref);
+            size_t count = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i % 16 != residue)
+                    kept[count++] = float_of(words[i]);
+            kit_value got = {{word_of(kit_float_sum_pairwise(kept, count))}};
+            char why[800];
+            ck_assert_int_eq(kit_judge(&ref, full_range[k], words, &got, why, sizeof why), 0);
+            ck_assert_msg(strstr(why, "largest value") != NULL, "%s", why);
+            free(words);
+        }
+    free(kept);
+}
+END_TEST
+
 /* ------------------------------------------------------------ timed runs' varied inputs */
 
 START_TEST(varied_inputs_change_every_answer_and_match_their_reference)
@@ -309,6 +767,20 @@ int main(void)
     tcase_add_test(extremes, matrices_as_structures_and_as_planes_hold_the_same_matrices);
     tcase_add_test(extremes, reading_past_the_end_is_named_for_min_and_argmin);
     suite_add_tcase(suite, extremes);
+    TCase *full = tcase_create("full range");
+    tcase_set_timeout(full, 120);
+    tcase_add_test(full, words_asked_for_one_by_one_are_the_words_filled);
+    tcase_add_test(full, the_extreme_index_agrees_with_the_filled_data);
+    tcase_add_test(full, a_seed_puts_the_extreme_at_any_index_the_grader_asks_for);
+    tcase_add_test(full, full_range_ints_reach_both_ends_of_the_type_and_beyond_2_24);
+    tcase_add_test(full, a_reduction_that_skips_one_int_of_each_load_is_wrong_on_a_seed_of_every_residue);
+    tcase_add_test(full, an_int_sum_that_skips_one_int_of_16_is_wrong_at_every_residue);
+    tcase_add_test(full, comparing_ints_as_floats_fails_on_every_full_range_pattern);
+    tcase_add_test(full, an_argmin_key_without_the_sign_flip_is_wrong_where_signs_mix);
+    tcase_add_test(full, ties_put_the_minimum_far_apart_and_the_first_index_wins);
+    tcase_add_test(full, the_float_bound_holds_for_sequential_reversed_and_tree_orders_of_the_new_patterns);
+    tcase_add_test(full, a_float_sum_that_skips_one_float_of_16_is_wrong_on_a_seed_of_every_residue);
+    suite_add_tcase(suite, full);
     TCase *timed = tcase_create("timed");
     tcase_add_test(timed, varied_inputs_change_every_answer_and_match_their_reference);
     tcase_add_test(timed, every_stage_names_a_problem_the_kit_can_reduce_with_launchers_of_its_types);
