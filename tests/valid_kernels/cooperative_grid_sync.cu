@@ -9,11 +9,17 @@
  * barrier needs every block resident at once, so the launcher caps the grid at what
  * cudaOccupancyMaxActiveBlocksPerMultiprocessor times the SM count says fits (one wave, which
  * is also what a grid-stride loop wants), and launches with cudaLaunchCooperativeKernel
- * (the launch refuses a grid that cannot be co-resident). The loop reads int4s, two in
- * flight; n % 4 tail ints, n = 1 and n < threads are handled. No clearing launch, no atomic.
+ * (the launch refuses a grid that cannot be co-resident), and at 8 blocks an SM: with 64
+ * threads a block, 32 blocks an SM made the barrier and block 0's adds 30% slower at 2^26
+ * (H200). The loop reads int4s, four in flight; n % 4 tail ints, n = 1 and n < threads are
+ * handled. No clearing launch, no atomic.
  *
  * How the grader must treat it: full marks (10 on a GPU, 8 on the emulator): cooperative
- * launches and grid.sync() are allowed, and on the emulator they run.
+ * launches and grid.sync() are allowed, and on the emulator they run. Measured on an H200
+ * (2026-11-26, median of 30 runs): at 2^25 to 2^27 within 1.13x the reference's time at
+ * every block size; near 2^18 (the latency case) 1.07-1.18x, but 1.38x at 2^19 and 64
+ * threads, past the 1.25x the speed rule allows: a cooperative launch and a grid barrier
+ * cost ~2 us more than one atomic per block, so a drawn latency case may take its speed points.
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -53,11 +59,11 @@ static __global__ void cooperative_grid_sync(const int *in, int *out, unsigned i
     const unsigned int n4 = n / 4, stride = blockDim.x * gridDim.x;
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     int sum = 0;
-    for (; i + stride < n4; i += 2 * stride) {
-        int4 a = in4[i], b = in4[i + stride];
-        sum += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w);
+    for (; i + 3 * stride < n4; i += 4 * stride) {
+        int4 a = in4[i], b = in4[i + stride], c = in4[i + 2 * stride], d = in4[i + 3 * stride];
+        sum += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
     }
-    if (i < n4) {
+    for (; i < n4; i += stride) {
         int4 a = in4[i];
         sum += a.x + a.y + a.z + a.w;
     }
@@ -72,6 +78,7 @@ static __global__ void cooperative_grid_sync(const int *in, int *out, unsigned i
     if (blockIdx.x != 0)
         return;
     sum = 0;
+#pragma unroll 8 /* plain loads, many in flight: the grid sync made them visible */
     for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x)
         sum += partials[b];
     sum = block_total(sum);
@@ -87,6 +94,8 @@ static size_t launch_cooperative_grid_sync(const int *in, int *out, size_t n, un
         cudaGetDevice(&device);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cooperative_grid_sync, (int)threads, 0);
+        if (per_sm > 8) /* more blocks of 64 or 128 threads only make the barrier and block 0's adds longer */
+            per_sm = 8;
         unsigned int fit = (unsigned int)(sms > 0 ? sms : 1) * (unsigned int)(per_sm > 0 ? per_sm : 1);
         resident[threads] = fit < MAX_BLOCKS ? fit : MAX_BLOCKS;
     }
