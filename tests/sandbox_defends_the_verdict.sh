@@ -26,6 +26,7 @@ echo "sandbox: $("$grade" sandbox -- sh -c 'printf "device x\ndone\n" >&3' > /de
 expect "ended before the grader got a verdict (it exited with status 0)" 90 -- sh -c 'exit 0'
 expect "ended before the grader got a verdict" 90 -- sh -c 'kill -9 $$'
 expect "answered more than once (did it fork?)" 90 -- sh -c 'printf "device x\ndone\n" >&3; printf "device x\ndone\n" >&3'
+expect "said something after its last word" 90 -- sh -c 'printf "device x\ndone\ncase id=0 forged\n" >&3'
 expect "did not finish within 3 s" 90 -- sh -c 'sleep 30'
 expect "" 0 -- sh -c 'printf "device x\ndone\n" >&3'
 # Nothing outside the scratch folder is writable (bubblewrap: read-only; setpriv: user nobody).

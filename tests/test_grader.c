@@ -914,6 +914,195 @@ START_TEST(corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- the plan */
+
+static int plan_has(const kit_plan *plan, unsigned threads, kit_pattern pattern)
+{
+    for (int i = 0; i < plan->count; i++)
+        if (plan->cases[i].threads == threads && plan->cases[i].pattern == pattern)
+            return 1;
+    return 0;
+}
+
+START_TEST(the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_each_grading)
+{
+    kit_random first = {1}, second = {2};
+    kit_plan a = {NULL, 0, 0}, b = {NULL, 0, 0};
+    kit_error err;
+    ck_assert_int_eq(kit_plan_correctness(&a, 10, 0, &first, &err), KIT_OK);
+    ck_assert_int_eq(kit_plan_correctness(&b, 10, 0, &second, &err), KIT_OK);
+    for (unsigned t = 64; t <= 1024; t *= 2)
+        for (int p = 0; p < KIT_PATTERN_COUNT; p++)
+            ck_assert_msg(plan_has(&a, t, (kit_pattern)p), "no case at %u threads with %s input", t,
+                          kit_pattern_name((kit_pattern)p));
+    int same_seeds = 0, seeded = 0;
+    for (int i = 0; i < a.count && i < b.count; i++)
+        if (a.cases[i].pattern != KIT_PATTERN_ONES && a.cases[i].pattern != KIT_PATTERN_LAST_ONLY) {
+            seeded++;
+            same_seeds += a.cases[i].seed == b.cases[i].seed;
+            ck_assert_int_eq(a.cases[i].id, i);
+        }
+    ck_assert_msg(seeded > 100 && same_seeds == 0, "%d of %d seeds repeated between two gradings", same_seeds, seeded);
+    kit_plan_free(&a);
+    kit_plan_free(&b);
+    /* the emulator's plan stays below its limit, and a float stage adds its reproducibility runs */
+    kit_plan e = {NULL, 0, 0};
+    ck_assert_int_eq(kit_plan_correctness(&e, 9, 4096, &first, &err), KIT_OK);
+    int repeated = 0;
+    for (int i = 0; i < e.count; i++) {
+        ck_assert(e.cases[i].n >= 1 && e.cases[i].n <= 4096);
+        repeated += e.cases[i].repeats == KIT_REPRODUCIBLE_RUNS;
+    }
+    ck_assert_int_eq(repeated, 2 * 5);
+    kit_plan_free(&e);
+}
+END_TEST
+
+START_TEST(the_plan_travels_to_the_runner_as_lines_it_reads_back)
+{
+    kit_random random = {3};
+    kit_plan plan = {NULL, 0, 0};
+    kit_error err;
+    ck_assert_int_eq(kit_plan_repeats(&plan, 12, &random, &err), KIT_OK);
+    char *text = kit_plan_text(&plan);
+    int lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        kit_planned_case c;
+        ck_assert_msg(kit_plan_parse_line(line, &c), "%s", line);
+        const kit_planned_case *p = &plan.cases[lines];
+        ck_assert(c.id == p->id && c.n == p->n && c.threads == p->threads && c.pattern == p->pattern &&
+                  c.seed == p->seed && c.repeats == 10);
+    }
+    ck_assert_int_eq(lines, plan.count);
+    kit_planned_case c;
+    ck_assert(!kit_plan_parse_line("case id=0 n=0 threads=256 pattern=ones seed=1 repeats=1", &c));
+    ck_assert(!kit_plan_parse_line("case id=0 n=5 threads=256 pattern=nothing seed=1 repeats=1", &c));
+    free(text);
+    kit_plan_free(&plan);
+}
+END_TEST
+
+static kit_case answer_to(const kit_planned_case *p, int repeat, kit_status status)
+{
+    kit_case c;
+    memset(&c, 0, sizeof c);
+    c.id = p->id;
+    c.n = p->n;
+    c.threads = p->threads;
+    c.pattern = p->pattern;
+    c.seed = p->seed;
+    c.repeat = repeat;
+    c.status = status;
+    return c;
+}
+
+START_TEST(the_answers_must_match_the_plan_one_for_each_run_no_more_no_less)
+{
+    kit_random random = {4};
+    kit_plan plan = {NULL, 0, 0};
+    kit_error err;
+    ck_assert_int_eq(kit_plan_large(&plan, 3, &random, &err), KIT_OK);
+    kit_case_log log = {NULL, 0, 0};
+    for (int i = 0; i < plan.count; i++) {
+        kit_case c = answer_to(&plan.cases[i], 0, KIT_OK);
+        kit_case_log_add(&log, &c);
+    }
+    char why[512];
+    ck_assert_msg(kit_plan_check(&plan, &log, 0, why, sizeof why) == 0, "%s", why);
+    /* one missing */
+    log.count--;
+    ck_assert_int_eq(kit_plan_check(&plan, &log, 0, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "gave no answer for 1 of the"), "%s", why);
+    /* ...unless a case failed: that decides the part on its own */
+    log.cases[0].status = KIT_WRONG_RESULT;
+    ck_assert_int_eq(kit_plan_check(&plan, &log, 0, why, sizeof why), 0);
+    log.cases[0].status = KIT_OK;
+    log.count++;
+    /* one twice */
+    kit_case twice = log.cases[2];
+    kit_case_log_add(&log, &twice);
+    ck_assert_int_eq(kit_plan_check(&plan, &log, 0, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "more than once"), "%s", why);
+    log.count--;
+    /* one the grader never asked for, and one that names another input */
+    log.cases[1].id = plan.count;
+    ck_assert_int_eq(kit_plan_check(&plan, &log, 0, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "never asked for"), "%s", why);
+    log.cases[1].id = 1;
+    log.cases[1].seed ^= 1;
+    ck_assert_int_eq(kit_plan_check(&plan, &log, 0, why, sizeof why), 1);
+    ck_assert_msg(strstr(why, "names another case"), "%s", why);
+    kit_case_log_free(&log);
+    kit_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(speed_cases_are_drawn_from_half_to_twice_the_size_at_any_supported_block_size)
+{
+    kit_random random = {5};
+    int seen[11] = {0};
+    size_t low = (size_t)-1, high = 0;
+    for (int i = 0; i < 2000; i++) {
+        size_t n;
+        unsigned threads;
+        unsigned long long seed;
+        kit_plan_speed_case(7, (size_t)1 << 26, &random, &n, &threads, &seed);
+        ck_assert(n >= (size_t)1 << 25 && n <= (size_t)1 << 27);
+        ck_assert(threads >= 64 && threads <= 1024 && (threads & (threads - 1)) == 0);
+        seen[__builtin_ctz(threads)] = 1;
+        low = n < low ? n : low;
+        high = n > high ? n : high;
+    }
+    for (int k = 6; k <= 10; k++)
+        ck_assert_msg(seen[k], "never timed at %d threads", 1 << k);
+    ck_assert(low < ((size_t)1 << 25) + ((size_t)1 << 22) && high > ((size_t)1 << 27) - ((size_t)1 << 23));
+}
+END_TEST
+
+START_TEST(a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with_a_note)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    for (int p = 0; p < KIT_PART_COUNT; p++)
+        if (p != KIT_PART_EMULATED_SPEED)
+            put(8, (kit_part)p, KIT_OUTCOME_PASS, "ok");
+    kit_result r;
+    memset(&r, 0, sizeof r);
+    r.outcome = KIT_OUTCOME_FAIL;
+    r.not_built = 1;
+    snprintf(r.message, sizeof r.message, "stage 8's file x.cu does not compile for the CPU emulator");
+    kit_result_write(dir, 8, KIT_PART_EMULATED, &r);
+    kit_result back;
+    kit_result_read(dir, 8, KIT_PART_EMULATED, &back);
+    ck_assert(back.not_built);
+    put(8, KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, "stage 8's program ended before the grader got a verdict");
+    kit_stage_grade g;
+    kit_grade_stage(&c, dir, 8, &g);
+    ck_assert_msg(g.score == 10 && g.emulator_not_built, "%g", g.score);
+    /* without a GPU there is nothing else to grade it: no points */
+    put(8, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
+    kit_grade_stage(&c, dir, 8, &g);
+    ck_assert(g.score == 0 && !g.emulator_not_built);
+}
+END_TEST
+
+START_TEST(a_load_rule_that_did_not_run_earns_no_speed_points)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    c.max_sectors_per_request[15] = 1.25; /* as tests/grading.conf has it */
+    make_dir();
+    for (int p = 0; p < KIT_PART_COUNT; p++)
+        if (p != KIT_PART_EMULATED_SPEED)
+            put(15, (kit_part)p, KIT_OUTCOME_PASS, "ok");
+    kit_stage_grade g;
+    kit_grade_stage(&c, dir, 15, &g);
+    ck_assert_msg(g.score == 8 && g.part_score[1] == 0, "%g", g.score);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("grader");
@@ -957,9 +1146,17 @@ int main(void)
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
     tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
     tcase_add_test(report, a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one);
+    tcase_add_test(report, a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with_a_note);
+    tcase_add_test(report, a_load_rule_that_did_not_run_earns_no_speed_points);
     tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
     tcase_add_test(report, corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a_file);
     suite_add_tcase(suite, report);
+    TCase *plan = tcase_create("plan");
+    tcase_add_test(plan, the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_each_grading);
+    tcase_add_test(plan, the_plan_travels_to_the_runner_as_lines_it_reads_back);
+    tcase_add_test(plan, the_answers_must_match_the_plan_one_for_each_run_no_more_no_less);
+    tcase_add_test(plan, speed_cases_are_drawn_from_half_to_twice_the_size_at_any_supported_block_size);
+    suite_add_tcase(suite, plan);
 
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

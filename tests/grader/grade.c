@@ -249,7 +249,11 @@ static void parse_reply(runner_reply *r)
             break; /* a line without its newline was cut off: ignored */
         *end = '\0';
         kit_case c;
-        if (r->dones > 0 && !r->problem[0]) {
+        if (r->dones > 0 && strcmp(line, "done") == 0) {
+            r->dones++; /* a second last word: answered more than once, said below */
+        } else if (r->dones > 0 && strncmp(line, "device ", 7) == 0) {
+            r->devices++;
+        } else if (r->dones > 0 && !r->problem[0]) {
             /* Nothing a runner says after its last word counts; saying anything is a sign that
              * something else in the process is talking (a destructor, an exit handler). */
             snprintf(r->problem, sizeof r->problem, "%s said something after its last word (\"%.120s\"); nothing it "

@@ -129,6 +129,8 @@ static const size_t fixed_sizes[] = {1,   2,    3,    31,   32,    33,     63,  
 #define RELATIVE_SIZES 5
 /* Sizes drawn now, that no stage can be tuned for. */
 #define DRAWN_SIZES 3
+/* Seeded patterns run at each size above 4096 elements (plan_correctness()). */
+#define LARGE_SEEDED 3
 
 static size_t relative_size(unsigned threads, int which)
 {
@@ -172,20 +174,39 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
             listed |= sizes[s] == max_n;
         if (max_n && !listed && max_n < fixed_sizes[FIXED_SIZES - 1])
             sizes[count++] = max_n;
-        for (int s = 0; s < count; s++)
+        for (int s = 0; s < count; s++) {
+            /* Every pattern at the small sizes, where runs cost nothing; above 4096 elements, where
+             * the time goes, all ones, last-only and LARGE_SEEDED seeded patterns drawn for each
+             * size (over the eight large sizes of six block sizes, every pattern runs many times). */
+            int drawn[KIT_PATTERN_COUNT] = {0};
+            int seeded_count = 0;
+            for (int p = 0; p < KIT_PATTERN_COUNT; p++)
+                seeded_count += seeded((kit_pattern)p);
+            int seeded_left = seeded_count < LARGE_SEEDED ? seeded_count : LARGE_SEEDED;
+            while (sizes[s] > 4096 && seeded_left > 0) {
+                kit_pattern p = seeded_pattern(random);
+                if (!drawn[p]) {
+                    drawn[p] = 1;
+                    seeded_left--;
+                }
+            }
             for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
                 /* The order puts first what says the most when it fails: all ones counts lost
                  * elements, last-only a lost tail. */
                 kit_pattern pattern = pattern_in_order(p);
+                if (sizes[s] > 4096 && seeded(pattern) && !drawn[pattern])
+                    continue;
                 if (!add(plan, sizes[s], t, pattern, seeded(pattern) ? fresh_seed(random) : 1, 1))
                     return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
             }
+        }
     }
     /* A float stage must give the same bits every run: two drawn inputs, KIT_REPRODUCIBLE_RUNS
      * runs each at every block size (many blocks and three passes; a few blocks). */
     if (problem.type == KIT_FLOAT) {
         const size_t large = max_n && max_n < ((size_t)1 << 20) + 7 ? max_n : ((size_t)1 << 20) + 7;
-        const size_t reproducible[2] = {between(random, large - large / 16, large), between(random, 5000, 7000)};
+        const size_t few_blocks = large > 7000 ? between(random, 5000, 7000) : between(random, large / 2, large);
+        const size_t reproducible[2] = {between(random, large - large / 16, large), few_blocks};
         for (int s = 0; s < 2; s++) {
             kit_pattern pattern = seeded_pattern(random);
             unsigned long long seed = fresh_seed(random);

@@ -6,31 +6,37 @@
  * links exactly that file, the reference stages it is timed against (stage K's and that of
  * its baseline stage B, the last column of common/stages.def: stage 1 for the int sums), and
  * the harness; nothing of the other stages. The grader (kit_grade, which never loads student
- * code) starts it in a sandbox (sandbox.c) with one request, and the runner answers on file
- * descriptor 3, a pipe only the grader reads, one line per finding:
+ * code) starts it in a sandbox (sandbox.c) with one request and, for "cases", the plan of cases
+ * it drew for this grading on standard input (kit_plan_text(): sizes, block sizes, patterns and
+ * seeds no stage file can know in advance). The runner answers on file descriptor 3, a pipe only
+ * the grader reads, one line per finding:
  *
  *     device NAME
- *     case n=N threads=T pattern=P seed=S repeat=R status=STATUS got=WORDS message=TEXT
+ *     case id=K n=N threads=T pattern=P seed=S repeat=R status=STATUS got=WORDS message=TEXT
  *     speedup n=N seed=S threads=T student=MS reference=MS baseline=MS spread=X samples=K attempts=A
  *             copy=MS floor=MS
- *     skip TEXT                       (a case that cannot run here, e.g. too little memory)
+ *     skip TEXT                       (a case the machine cannot hold: the 4 GiB ones)
  *     advice TEXT                     (why a correct stage may be slow: the grid, what the emulator counted)
  *     loads n=N threads=T requests=R sectors=S needed=D reference_requests=R reference_sectors=S
- *           reference_needed=D        (the CPU emulator's count of the first pass's global loads,
- *                                      the stage's and reference stage K's: kit_loads_decide())
+ *           reference_needed=D launches=L   (the CPU emulator's count of every launch's global
+ *                                      loads, the stage's and reference stage K's: kit_loads_decide())
+ *     loads n=N threads=T uncounted message=TEXT   (a count it could not make)
  *     error status=STATUS message=TEXT
  *     done
  *
  * WORDS is the answer as its problem's 4-byte words in hex, comma-separated (kit_value_to_words():
  * one for an int or float, two for an argmin, nine for a matrix). The grader checks every
- * answer itself: it recomputes each case's reference from the stage's problem, n, pattern and
- * seed and judges the answer (kit_grade_judge()), checks that repeats gave the same bits,
- * decides the speed rule from the medians, and gives nothing to a runner that ends
- * without "done", says "done" twice (a fork) or sends lines it does not understand. What the
+ * answer itself: each must answer a case of its plan, once (kit_plan_check()); it recomputes
+ * each case's reference from the stage's problem, n, pattern and seed and judges the answer
+ * (kit_grade_judge()), checks that repeats gave the same bits, decides the speed rule from the
+ * medians, and gives nothing to a runner that ends without "done", says anything after it, exits
+ * with a status other than 0 or on a signal, or sends lines it does not understand. What the
  * runner prints on stdout and stderr (the student's printf included) is only shown, never read.
+ * A stage file cannot reach this pipe: the audit refuses FILE objects, system calls and any
+ * definition beyond a stage's own (audit.c).
  *
- * Requests (argv[1]): probe, correctness [--max-n N], large, repeats, largest,
- * speedup --config FILE --n N --seed S, once (for compute-sanitizer), races (CPU emulator).
+ * Requests (argv[1]): probe, cases [--advice N] [--loads N T1 [T2]] (the plan on stdin),
+ * speedup --config FILE --n N --seed S --threads T, once (for compute-sanitizer), races (CPU emulator).
  *
  * Built with: KIT_GRADE_STAGE (the stage number), KIT_GRADED_SYMBOL (the graded launcher,
  * e.g. kit_labs_reduce_naive, and its signature <that>_signature), KIT_GRADED_SOURCE (its path,
