@@ -665,29 +665,45 @@ std::tuple<typename std::decay<P>::type...> unpack_args(void **args, std::index_
  * The template forms cuda_runtime.h gives C++ code: a kernel is passed as itself. They call the
  * C functions of cuda_runtime_api.h with its address, as CUDA's do. */
 
+namespace emu {
 /** cudaLaunchCooperativeKernel: every block resident at once (more than fit fails with
  *  cudaErrorCooperativeLaunchTooLarge), so that this_grid().sync() may wait for all of them. */
 template <class... P>
-inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
-                                               size_t shmem = 0, cudaStream_t stream = 0,
-                                               const char *file = __builtin_FILE(), int line = __builtin_LINE())
+inline cudaError_t launch_cooperative_kernel(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                             size_t shmem = 0, cudaStream_t stream = 0,
+                                             const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    ::emu::kernel_call<P...> call{kernel, ::emu::unpack_args<P...>(args, std::index_sequence_for<P...>{})};
-    ::emu::launch_config config("cudaLaunchCooperativeKernel", file, line, grid, block, shmem, stream);
+    kernel_call<P...> call{kernel, unpack_args<P...>(args, std::index_sequence_for<P...>{})};
+    launch_config config("cudaLaunchCooperativeKernel", file, line, grid, block, shmem, stream);
     config.cooperative = true;
-    ::emu::launch(config, reinterpret_cast<const void *>(kernel), &::emu::kernel_call<P...>::invoke, &call);
+    launch(config, reinterpret_cast<const void *>(kernel), &kernel_call<P...>::invoke, &call);
     return cudaPeekAtLastError();
 }
-
-/** `cudaLaunchCooperativeKernel((void *)kernel, ...)`: the emulator runs a kernel through its type. */
+/** A kernel that reached here as a `const void *` some other way than a cast in the call. */
 template <class T = void>
-inline cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = 0)
+inline cudaError_t launch_cooperative_kernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = 0)
 {
-    static_assert(::emu::unsupported<T>::value, "the kit's CPU emulator does not support "
-                  "cudaLaunchCooperativeKernel((void *)kernel, ...): pass the kernel itself, "
-                  "cudaLaunchCooperativeKernel(kernel, grid, block, args), as CUDA's C++ API allows");
+    static_assert(unsupported<T>::value, "the kit's CPU emulator does not support cudaLaunchCooperativeKernel "
+                  "with a kernel it cannot see the type of: pass the kernel itself, or cast it in the call, "
+                  "cudaLaunchCooperativeKernel((void *)kernel, grid, block, args)");
     return cudaErrorInvalidDeviceFunction;
 }
+} // namespace emu
+/* The emulator calls a kernel through its type, which `(void *)kernel` throws away, and CUDA's
+ * samples launch cooperatively just so. So cudaLaunchCooperativeKernel is a macro, the one
+ * CUDA name this header leaves defined: a parenthesised cast in front of the kernel is dropped
+ * (EMU_KERNEL_OF) before the call. */
+#define EMU_KERNEL_EAT(...)
+#define EMU_KERNEL_PROBE(...) ~, 1,
+#define EMU_KERNEL_SECOND(a, b, ...) b
+#define EMU_KERNEL_IS_CAST_(...) EMU_KERNEL_SECOND(__VA_ARGS__, 0, )
+#define EMU_KERNEL_IS_CAST(x) EMU_KERNEL_IS_CAST_(EMU_KERNEL_PROBE x)
+#define EMU_KERNEL_CAT_(a, b) a##b
+#define EMU_KERNEL_CAT(a, b) EMU_KERNEL_CAT_(a, b)
+#define EMU_KERNEL_OF_0(x) x
+#define EMU_KERNEL_OF_1(x) EMU_KERNEL_EAT x
+#define EMU_KERNEL_OF(x) EMU_KERNEL_CAT(EMU_KERNEL_OF_, EMU_KERNEL_IS_CAST(x))(x)
+#define cudaLaunchCooperativeKernel(kernel, ...) ::emu::launch_cooperative_kernel(EMU_KERNEL_OF(kernel), __VA_ARGS__)
 
 /** cudaLaunchKernel(kernel, grid, block, args, shmem, stream): the launch without <<< >>>. */
 template <class... P>

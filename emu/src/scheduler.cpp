@@ -5,7 +5,8 @@
  * Blocks run one after another, never in blockIdx order (a GPU promises none): block_at() says
  * which runs at each position, from a start block round to the block before it (forward: the
  * middle block at the program's first launch, another at each later one), from the last block
- * down (reverse) or in a seeded shuffle (random). Inside a
+ * down (reverse) or in a seeded shuffle (random). A cooperative launch's blocks take turns in
+ * that order at each this_grid().sync() (run_cooperative). Inside a
  * block every thread starts in turn and runs until it meets other threads: at
  * __syncthreads() it waits for the whole block, at __syncwarp() or a shuffle for the lanes
  * its mask names. A waiting fiber hands over to the next runnable one

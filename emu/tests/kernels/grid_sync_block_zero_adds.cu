@@ -4,7 +4,8 @@
  *
  * The launcher asks the occupancy API how many blocks fit at once (every block of a
  * cooperative launch must be resident), checks that one block more is refused with
- * cudaErrorCooperativeLaunchTooLarge, and launches with cudaLaunchCooperativeKernel. Each
+ * cudaErrorCooperativeLaunchTooLarge, and launches with cudaLaunchCooperativeKernel((void *)kernel,
+ * ...), as CUDA's samples do. Each
  * block walks its grid-stride share (grid.thread_rank(), grid.num_threads()), adds it up in
  * shared memory and thread 0 stores the block's sum at block_sums[grid.block_rank()] with a
  * plain store; this_grid().sync() makes every block wait for all the others and publishes
@@ -77,7 +78,7 @@ static size_t launch_grid_sync_block_zero_adds(const int *in, int *out, size_t n
         blocks = resident;
     if (blocks > MAX_BLOCKS)
         blocks = MAX_BLOCKS;
-    cudaLaunchCooperativeKernel(grid_sync_block_zero_adds, dim3(blocks), dim3(threads), args);
+    cudaLaunchCooperativeKernel((void *)grid_sync_block_zero_adds, dim3(blocks), dim3(threads), args, 0, 0);
     return 1;
 }
 
