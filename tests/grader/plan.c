@@ -54,6 +54,33 @@ static unsigned long long fresh_seed(kit_random *random)
     return kit_random_next(random) >> 11;
 }
 
+/* The seed of a seeded pattern's input: it also places the input's one extreme
+ * (kit_pattern_seed_at()). A quarter of the time on the last element, a quarter at a block's
+ * edge (the last element of a block or the first of the next, at 1, 2 or 4 blocks' worth of
+ * threads), else anywhere: so over a matrix it lands in every lane of a thread's loads, on
+ * the tail and on block edges, and no stage can know where. */
+static unsigned long long extreme_seed(kit_random *random, size_t n, unsigned threads)
+{
+    size_t index = between(random, 0, n - 1);
+    switch (kit_random_next(random) % 4) {
+    case 0:
+        index = n - 1;
+        break;
+    case 1: {
+        size_t edge = (size_t)threads << between(random, 0, 2);
+        size_t blocks = n / edge;
+        if (blocks > 0) {
+            edge *= between(random, 1, blocks);
+            index = edge - between(random, 0, 1) < n ? edge - between(random, 0, 1) : n - 1;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return kit_pattern_seed_at(n, index, kit_random_next(random) >> 34);
+}
+
 /* ---------------------------------------------------------------- the plan */
 
 void kit_plan_free(kit_plan *plan)
@@ -196,7 +223,7 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
                 kit_pattern pattern = pattern_in_order(p);
                 if (sizes[s] > 4096 && seeded(pattern) && !drawn[pattern])
                     continue;
-                if (!add(plan, sizes[s], t, pattern, seeded(pattern) ? fresh_seed(random) : 1, 1))
+                if (!add(plan, sizes[s], t, pattern, seeded(pattern) ? extreme_seed(random, sizes[s], t) : 1, 1))
                     return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
             }
         }
