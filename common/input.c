@@ -50,17 +50,21 @@ typedef struct pattern_row {
     int full_range; /* values across the whole type, an extreme planted at element seed mod n */
     int sign;       /* full-range rows: -1 every value negative, +1 every value positive, 0 both */
     int ties;       /* the planted extreme again at up to KIT_PATTERN_MAX_TIES - 1 later elements */
+    int lone;       /* the extreme alone has the other sign (negative for min, positive for max) */
 } pattern_row;
 
 static const pattern_row pattern_rows[KIT_PATTERN_COUNT] = {
-    [KIT_PATTERN_RANDOM] = {"random", 0, 0, 0},
-    [KIT_PATTERN_POSITIONAL] = {"positional", 0, 0, 0},
-    [KIT_PATTERN_ONES] = {"ones", 0, 0, 0},
-    [KIT_PATTERN_LAST_ONLY] = {"last-only", 0, 0, 0},
-    [KIT_PATTERN_FULL_RANGE] = {"full-range", 1, 0, 0},
-    [KIT_PATTERN_ALL_NEGATIVE] = {"all-negative", 1, -1, 0},
-    [KIT_PATTERN_ALL_POSITIVE] = {"all-positive", 1, +1, 0},
-    [KIT_PATTERN_TIES] = {"ties", 1, 0, 1},
+    [KIT_PATTERN_RANDOM] = {"random", 0, 0, 0, 0},
+    [KIT_PATTERN_POSITIONAL] = {"positional", 0, 0, 0, 0},
+    [KIT_PATTERN_ONES] = {"ones", 0, 0, 0, 0},
+    [KIT_PATTERN_LAST_ONLY] = {"last-only", 0, 0, 0, 0},
+    [KIT_PATTERN_FULL_RANGE] = {"full-range", 1, 0, 0, 0},
+    [KIT_PATTERN_ALL_NEGATIVE] = {"all-negative", 1, -1, 0, 0},
+    [KIT_PATTERN_ALL_POSITIVE] = {"all-positive", 1, +1, 0, 0},
+    [KIT_PATTERN_TIES] = {"ties", 1, 0, 1, 0},
+    /* Every block but the extreme's then has a minimum of the other sign, whatever elements it
+     * reads: blocks that meet in keys compared as unsigned (no sign flip) keep the wrong one. */
+    [KIT_PATTERN_LONE_SIGN] = {"lone-sign", 1, +1, 0, 1},
 };
 
 const char *kit_pattern_name(kit_pattern pattern)
@@ -145,8 +149,9 @@ static int32_t word_of(float f)
 /* Everything a full-range input's words share, worked out once per fill rather than per word. */
 typedef struct full_range_plan {
     int mirrored;   /* max: every value is ~v of the minimum's input of the opposite sign class */
-    int sign;       /* the minimum-form sign class (-1, 0, +1) */
-    int64_t low;    /* the minimum-form values lie in [low, high]; the extreme is near low */
+    int sign;       /* the minimum-form sign class of the values but the extreme (-1, 0, +1) */
+    int lone;       /* the other values lie in (0, high], else in (extreme, high] */
+    int64_t low;    /* the minimum-form extreme lies just above low */
     int64_t high;
     int32_t extreme[KIT_MAX_WORDS]; /* the minimum-form extreme of each component */
     size_t at[KIT_MAX_WORDS][KIT_PATTERN_MAX_TIES];
@@ -157,12 +162,14 @@ typedef struct full_range_plan {
 static void plan_full_range(full_range_plan *plan, kit_problem problem, size_t n, kit_pattern pattern, uint64_t seed)
 {
     memset(plan, 0, sizeof *plan);
+    const pattern_row *row = &pattern_rows[pattern];
     plan->mirrored = problem.op == KIT_MAX;
-    plan->sign = plan->mirrored ? -pattern_rows[pattern].sign : pattern_rows[pattern].sign;
+    plan->lone = row->lone;
+    plan->sign = plan->mirrored && !row->lone ? -row->sign : row->sign; /* lone-sign is its own mirror */
     /* The extreme is 2 mod 4 and above 2^25 in magnitude, so neither it nor its mirror ~e (odd)
      * is a float: a kernel that compares as floats (fminf, fmaxf) returns a rounded value. It
      * leaves two values of room past it for the timed runs' new extremes (kit_vary_problem). */
-    plan->low = plan->sign > 0 ? (int64_t)1 << 25 : INT32_MIN;
+    plan->low = plan->sign > 0 && !row->lone ? (int64_t)1 << 25 : INT32_MIN;
     plan->high = plan->sign < 0 ? -2 : INT32_MAX; /* ~(-2) = 1: the mirror of all-negative has no 0 */
     const size_t components = kit_in_words(problem);
     for (size_t c = 0; c < components; c++) {
@@ -177,7 +184,8 @@ static void plan_full_range(full_range_plan *plan, kit_problem problem, size_t n
         top++;
     const int exponent = top + 2 > 10 ? top + 2 : 10; /* above every other value's 2^9 */
     const float mantissa = 1.0f + (float)(hash_at(seed, 0, 0xF) >> 41) * 0x1p-23f;
-    plan->heavy = ldexpf(mantissa, exponent) * (pattern_rows[pattern].sign < 0 ? -1.0f : 1.0f);
+    /* Of the others' sign, lone-sign too: of the other sign it would cancel them at some n. */
+    plan->heavy = ldexpf(mantissa, exponent) * (row->sign < 0 ? -1.0f : 1.0f);
 }
 
 static int planted(const full_range_plan *plan, size_t element, size_t component)
@@ -191,20 +199,22 @@ static int planted(const full_range_plan *plan, size_t element, size_t component
 static int32_t full_range_int(const full_range_plan *plan, uint64_t seed, size_t k, size_t element, size_t component)
 {
     const int64_t extreme = plan->extreme[component];
+    const int64_t bottom = plan->lone ? 0 : extreme; /* the other values lie in (bottom, high] */
     int64_t value = extreme;
     if (!planted(plan, element, component)) {
-        /* Strictly inside (extreme, high]: an eighth crowds just above the extreme, an eighth
-         * just below the top of the range, the rest anywhere, so values near INT_MIN and INT_MAX
-         * and above 2^24 are everywhere and both signs mix (sign 0). The crowd is 1 or 2 mod 4,
-         * so neither a value of it nor its mirror is a float: the extreme rounded to a float is
-         * never one of them, and a wrong answer says which mistake it came from (kit_judge). */
+        /* Strictly inside (bottom, high]: an eighth crowds just above the bottom (the extreme,
+         * or 0 for lone-sign), an eighth just below the top of the range, the rest anywhere, so
+         * values near INT_MIN and INT_MAX and above 2^24 are everywhere and both signs mix
+         * (sign 0). Above the extreme the crowd is 1 or 2 mod 4, so neither a value of it nor
+         * its mirror is a float: the extreme rounded to a float is never one of them, and a
+         * wrong answer says which mistake it came from (kit_judge). */
         const uint64_t h = hash_at(seed, k, 0x1);
-        const uint64_t span = (uint64_t)(plan->high - extreme), r = h >> 3;
+        const uint64_t span = (uint64_t)(plan->high - bottom), r = h >> 3;
         const uint64_t near = span < 4096 ? span : 4096;
         switch (h & 7) {
-        case 0: value = extreme + 3 + 4 * (int64_t)((r >> 1) % 1024) + (int64_t)(r & 1); break;
+        case 0: value = bottom + 3 + 4 * (int64_t)((r >> 1) % 1024) + (int64_t)(r & 1); break;
         case 1: value = plan->high - (int64_t)(r % near); break;
-        default: value = extreme + 1 + (int64_t)(r % span); break;
+        default: value = bottom + 1 + (int64_t)(r % span); break;
         }
     }
     const int32_t v = (int32_t)value;

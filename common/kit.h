@@ -175,15 +175,18 @@ typedef enum kit_pattern {
                                    element seed mod n */
     KIT_PATTERN_ALL_NEGATIVE, /**< full range, every value negative */
     KIT_PATTERN_ALL_POSITIVE, /**< full range, every value positive */
-    KIT_PATTERN_TIES          /**< full range, the extreme at element seed mod n and again at up to
+    KIT_PATTERN_TIES,         /**< full range, the extreme at element seed mod n and again at up to
                                    KIT_PATTERN_MAX_TIES - 1 later elements far apart: the first must win */
+    KIT_PATTERN_LONE_SIGN     /**< full range, the extreme alone of its sign (min: one negative among
+                                   positives; max: one positive among negatives): every other block's
+                                   extreme has the other sign */
 } kit_pattern;
 
 /** Number of input patterns. */
-#define KIT_PATTERN_COUNT 8
+#define KIT_PATTERN_COUNT 9
 
 /** Name of a pattern ("random", "positional", "ones", "last-only", "full-range", "all-negative",
- *  "all-positive", "ties"). */
+ *  "all-positive", "ties", "lone-sign"). */
 const char *kit_pattern_name(kit_pattern pattern);
 /** Parses a pattern name; KIT_BAD_ARGUMENT if unknown. */
 kit_status kit_pattern_parse(const char *text, kit_pattern *pattern, kit_error *err);
@@ -271,19 +274,22 @@ int32_t kit_guard_word(kit_problem problem);
  *     one); last-only = zeros and 7.0 in the very last element.
  * The full-range patterns (ints; each component of a matrix on its own):
  *   - the extreme (kit_pattern_extremes()) is 2 mod 4 and above 2^25 in magnitude, so it is no
- *     float (a comparison as floats rounds it): min, argmin, matrices and the int sum: full-range
- *     and all-negative within 4100 above INT_MIN, all-positive within 4100 above 2^25; max: the
- *     mirror image ~v (INT_MAX - 2 - 4k, or -2^25 - 3 - 4k for all-negative), so a new extreme two
- *     beyond it still fits (kit_vary_problem());
+ *     float (a comparison as floats rounds it): min, argmin, matrices and the int sum: within 4100
+ *     above INT_MIN (full-range, all-negative, ties, lone-sign) or above 2^25 (all-positive); max:
+ *     the mirror image ~v (within 4100 below INT_MAX, or below -2^25 - 2 for all-negative), so a
+ *     new extreme two beyond it still fits (kit_vary_problem());
  *   - the other values are strictly beyond it: an eighth within 4096 of it (1 or 2 mod 4 in the
- *     minimum's form, so that no such value is the extreme rounded to a float), an eighth within 4096
- *     of the range's other end (INT_MAX, or -2 for all-negative; max, mirrored: INT_MIN, or 1 for
- *     all-positive), the rest uniform: both signs for full-range and ties, one sign for the others;
+ *     minimum's form, so that no such value is the extreme rounded to a float; lone-sign: within
+ *     4096 of 0, on the other side), an eighth within 4096 of the range's other end (INT_MAX, or
+ *     -2 for all-negative; max, mirrored: INT_MIN, or 1 for all-positive), the rest uniform: both
+ *     signs for full-range and ties, one sign for the others (lone-sign: the extreme's opposite);
  * and for the float sum: values of 24 random bits over the binades 2^-8 .. 2^9, one in four
- * negative (full-range, ties), all negative or all positive; the extreme is a value of magnitude
- * about 1/16 of the others' sum of magnitudes (at least 2^10; negative for all-negative), so that
- * losing it is far outside the error bound. No value is infinite or NaN, and sums stay far from
- * the float range's end: kit_float_bound() holds for any order of adds whose depth it allows.
+ * negative (full-range, ties), all negative (all-negative) or all positive (all-positive,
+ * lone-sign); the extreme is a value of magnitude about 1/16 of the others' sum of magnitudes (at
+ * least 2^10), of their sign (where it had the other sign, the sum would cancel to about 0 at some
+ * n, and the bound, relative to the magnitudes, say nothing), so that losing it is far outside
+ * the error bound. No value is infinite or NaN, and sums stay far from the float range's end:
+ * kit_float_bound() holds for any order of adds whose depth it allows.
  * KIT_MAT3 and KIT_MAT3_SOA hold the same matrices, one laid out as structures, one as planes.
  */
 void kit_fill_problem(kit_problem problem, int32_t *words, size_t n, kit_pattern pattern, uint64_t seed);

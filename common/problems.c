@@ -321,6 +321,26 @@ static size_t first_holding(const kit_reference *ref, const int32_t *input, size
     return n;
 }
 
+/* Whether the extreme of component c (its value, wherever it is) is the only value on its side of
+ * zero (negative for a minimum, non-negative for a maximum): the lone-sign pattern. Then a skipped
+ * extreme and a comparison as unsigned numbers give the same answer. */
+static int extreme_alone_on_its_side(const kit_reference *ref, const int32_t *input, size_t c)
+{
+    const kit_problem p = ref->problem;
+    const int32_t extreme = ref->answer.w[c];
+    const int negative = extreme < 0;
+    if (p.op == KIT_MAX ? negative : !negative)
+        return 0;
+    const size_t components = kit_in_words(p), n = ref->n;
+    const int planar = p.type == KIT_MAT3_SOA;
+    for (size_t i = 0; i < n; i++) {
+        const int32_t v = planar ? input[c * n + i] : input[i * components + c];
+        if (v != extreme && (v < 0) == negative)
+            return 0;
+    }
+    return 1;
+}
+
 /* ": the minimum, -2147483646, is in element 4103 (4103 mod 4 = 3, mod 16 = 7) ...": the element
  * a kernel that skips part of its loads never read, with the residues a student can check. */
 static void name_missed_extreme(const kit_reference *ref, const int32_t *input, size_t c, char *out, size_t size)
@@ -337,6 +357,10 @@ static void name_missed_extreme(const kit_reference *ref, const int32_t *input, 
              "read every int of its loads (x, y, z and w of an int4), and the elements of the tail?",
              p.op == KIT_MAX ? "maximum" : "minimum", component, ref->answer.w[c], components > 1 ? "matrix" : "element",
              at, word, word % 4, word % 9, word % 16);
+    if (extreme_alone_on_its_side(ref, input, c))
+        snprintf(out + strlen(out), size - strlen(out), " Or, since no other value has its sign: were the ints "
+                 "compared as unsigned numbers (%s)?", p.op == KIT_ARGMIN ? "an argmin key (value, index) must flip "
+                 "the value's sign bit first" : "every negative int is above every positive one there");
 }
 
 void kit_format_value(kit_problem problem, const kit_value *value, char *out, size_t size)
@@ -370,17 +394,30 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
             return 1;
         double guards = (value - exact) / KIT_INPUT_GUARD_VALUE;
         const char *hint = "";
+        char detail[300];
         if (value != value)
             hint = ": not a number (was a slot of shared memory read before it was written?)";
         else if (guards >= 0.5 && fabs(guards - floor(guards + 0.5)) < 0.01 && guards < KIT_INPUT_GUARD + 0.5)
             hint = ": that is about a whole number of 2^20s too much: it read past the end of the input (the "
                    "guard after it holds 2^20s); check the bound on n";
-        else if (kit_pattern_is_full_range(pattern) && error >= 0.75 * ref->abs_max && error <= 2 * ref->abs_max)
+        else if (kit_pattern_is_full_range(pattern) && error >= 0.75 * ref->abs_max && error <= 2 * ref->abs_max) {
             /* the planted value is about 1/16 of the others' magnitudes: losing it and a share of the
              * others lands here, losing a share of the others alone falls short */
-            hint = ": off by about the input's largest value, which one element holds (kit_pattern_extreme_index() "
-                   "says which): was that element skipped? Check that every thread reads every float of its "
-                   "loads, and the tail";
+            size_t at = 0;
+            for (size_t i = 0; input && i < ref->n; i++)
+                if (fabs((double)float_of(input[i])) == ref->abs_max) {
+                    at = i;
+                    break;
+                }
+            if (input)
+                snprintf(detail, sizeof detail, ": off by about the input's largest value, at element %zu "
+                         "(mod 4 = %zu, mod 16 = %zu): was it skipped? Check that every thread reads every "
+                         "float of its loads, and the tail", at, at % 4, at % 16);
+            else
+                snprintf(detail, sizeof detail, ": off by about the input's largest value, which one element holds: "
+                         "was it skipped? Check that every thread reads every float of its loads, and the tail");
+            hint = detail;
+        }
         else if (pattern == KIT_PATTERN_ONES && value < exact)
             hint = ": the input is 2^24 followed by ones, and a float running sum that holds 2^24 cannot grow by "
                    "1 (the spacing of floats there is 2): one thread (or one float atomicAdd after another) "
@@ -416,7 +453,7 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
         else if (got->w[0] == 0 && pattern == KIT_PATTERN_ALL_POSITIVE)
             hint = ": 0 is in no element of this input (all are positive): the minimum started from 0 instead of "
                    "the identity, INT_MAX (or the first element)";
-        else if (ref->answer.w[0] < 0 && got->w[0] >= 0)
+        else if (ref->answer.w[0] < 0 && got->w[0] >= 0 && !(input && extreme_alone_on_its_side(ref, input, 0)))
             hint = ": a non-negative value won over the negative minimum: as unsigned numbers every negative int "
                    "comes after every positive one, so a 64-bit key (value, index) must flip the value's sign bit "
                    "((unsigned)value ^ 0x80000000) before the keys are compared";
@@ -463,7 +500,7 @@ int kit_judge(const kit_reference *ref, kit_pattern pattern, const int32_t *inpu
                                      "identity and the others' results were lost?"
                                    : ": INT_MAX, the identity, came out: a block that read no element wrote its "
                                      "identity and the others' results were lost?";
-        else if (as_unsigned)
+        else if (as_unsigned && !(missed < words && extreme_alone_on_its_side(ref, input, missed)))
             hint = ": negative values lost to non-negative ones, as if the ints were compared as unsigned numbers "
                    "(where every negative int is above every positive one)";
         else if (as_float)

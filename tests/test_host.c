@@ -120,8 +120,8 @@ START_TEST(pattern_names_round_trip_and_unknown_names_are_refused)
     ck_assert_int_eq(kit_pattern_parse("zeros", &parsed, &err), KIT_BAD_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(err.message, "zeros"));
     ck_assert_ptr_nonnull(strstr(err.message, "random, positional, ones, last-only, full-range, all-negative, "
-                                              "all-positive or ties")); /* every row of the table */
-    ck_assert_ptr_nonnull(strstr(kit_usage(), "all-positive or ties"));
+                                              "all-positive, ties or lone-sign")); /* every row of the table */
+    ck_assert_ptr_nonnull(strstr(kit_usage(), "ties or lone-sign"));
 }
 END_TEST
 
@@ -147,7 +147,7 @@ START_TEST(full_range_int_sums_wrap_and_the_expected_int_is_what_wrapping_adds_g
 {
     static int a[SAMPLE];
     const kit_pattern full[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_ALL_NEGATIVE, KIT_PATTERN_ALL_POSITIVE,
-                                KIT_PATTERN_TIES};
+                                KIT_PATTERN_TIES, KIT_PATTERN_LONE_SIGN};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++) {
         kit_fill_input(a, SAMPLE, full[k], 9);
         const int64_t exact = kit_reference_sum(a, SAMPLE);

@@ -231,7 +231,7 @@ END_TEST
 /* ------------------------------------------------------------ full-range inputs */
 
 static const kit_pattern full_range[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_ALL_NEGATIVE, KIT_PATTERN_ALL_POSITIVE,
-                                         KIT_PATTERN_TIES};
+                                         KIT_PATTERN_TIES, KIT_PATTERN_LONE_SIGN};
 #define FULL_RANGE_COUNT (sizeof full_range / sizeof full_range[0])
 static const kit_problem int_sum = {KIT_INT, KIT_SUM};
 
@@ -426,11 +426,20 @@ START_TEST(full_range_ints_reach_both_ends_of_the_type_and_beyond_2_24)
                 near_max += words[i] > INT32_MAX - 8192;
             }
             const int sign = full_range[k] == KIT_PATTERN_ALL_NEGATIVE ? -1 : full_range[k] == KIT_PATTERN_ALL_POSITIVE;
+            ck_assert_uint_gt(beyond_2_24, count * 3 / 4);
+            if (full_range[k] == KIT_PATTERN_LONE_SIGN) {
+                /* one extreme per component alone on its side of zero, the rest on the other */
+                const int max = problems[p].op == KIT_MAX;
+                ck_assert_uint_eq(max ? positive : negative, kit_in_words(problems[p]));
+                ck_assert_uint_eq(max ? negative : positive, count - kit_in_words(problems[p]));
+                ck_assert_uint_gt(max ? near_min : near_max, count / 20);
+                free(words);
+                continue;
+            }
             ck_assert_uint_eq(negative, sign > 0 ? 0 : sign < 0 ? count : negative);
             ck_assert_uint_eq(positive, sign < 0 ? 0 : sign > 0 ? count : positive);
             if (sign == 0)
                 ck_assert(negative > count / 3 && positive > count / 3);
-            ck_assert_uint_gt(beyond_2_24, count * 3 / 4);
             if (sign <= 0)
                 ck_assert_uint_gt(near_min, count / 20);
             if (sign >= 0)
@@ -531,12 +540,39 @@ START_TEST(comparing_ints_as_floats_fails_on_every_full_range_pattern)
 }
 END_TEST
 
+/* The corpus's wrong argmin (tests/wrong_kernels/argmin_key_without_sign_flip.cu): each block
+ * finds the first smallest (value, index) of its grid-stride share right, then the blocks meet
+ * in keys compared as unsigned, without the sign flip. */
+static kit_value argmin_blocks_meet_by_unflipped_key(const int32_t *words, size_t n, size_t blocks, size_t threads)
+{
+    uint64_t best = UINT64_MAX;
+    for (size_t b = 0; b < blocks; b++) {
+        int32_t value = INT32_MAX;
+        size_t at = SIZE_MAX;
+        for (size_t t = 0; t < threads; t++)
+            for (size_t i = b * threads + t; i < n; i += blocks * threads)
+                if (words[i] < value || (words[i] == value && i < at)) {
+                    value = words[i];
+                    at = i;
+                }
+        const uint64_t key = (uint64_t)(uint32_t)value << 32 | (uint32_t)at;
+        if (at != SIZE_MAX && key < best)
+            best = key;
+    }
+    kit_value out;
+    memset(&out, 0, sizeof out);
+    const uint32_t bits = (uint32_t)(best >> 32);
+    memcpy(&out.w[0], &bits, sizeof bits);
+    out.w[1] = (int32_t)(uint32_t)best;
+    return out;
+}
+
 /* As unsigned numbers every negative int is above every positive one: an argmin key (value,
  * index) must flip the value's sign bit; without it a non-negative value wins. */
 START_TEST(an_argmin_key_without_the_sign_flip_is_wrong_where_signs_mix)
 {
-    const kit_pattern mixed[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_TIES};
-    for (size_t k = 0; k < 2; k++)
+    const kit_pattern mixed[] = {KIT_PATTERN_FULL_RANGE, KIT_PATTERN_TIES, KIT_PATTERN_LONE_SIGN};
+    for (size_t k = 0; k < 3; k++)
         for (uint64_t seed = 0; seed < 30; seed += 3) {
             kit_reference ref;
             int32_t *words = filled(int_argmin, 3000, mixed[k], seed, &ref);
@@ -544,6 +580,27 @@ START_TEST(an_argmin_key_without_the_sign_flip_is_wrong_where_signs_mix)
             ck_assert(!same_answer(int_argmin, &unflipped, &ref.answer));
             char why[800];
             ck_assert_int_eq(kit_judge(&ref, mixed[k], words, &unflipped, why, sizeof why), 0);
+            ck_assert_msg(strstr(why, "sign bit") != NULL, "%s", why);
+            free(words);
+        }
+    /* Where keys only meet between blocks, each block's own minimum must be non-negative for the
+     * mistake to show: with both signs everywhere every block holds a negative, and it passes;
+     * lone-sign leaves all but one block without one, whatever the grid. */
+    const size_t n = 20000;
+    const size_t grids[][2] = {{2, 64}, {5, 1024}, {132, 256}, {1000, 64}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (uint64_t seed = 0; seed < 20; seed += 3) {
+            kit_reference ref;
+            int32_t *words = filled(int_argmin, n, KIT_PATTERN_FULL_RANGE, seed, &ref);
+            kit_value got = argmin_blocks_meet_by_unflipped_key(words, n, grids[g][0], grids[g][1]);
+            if (n / (grids[g][0] * grids[g][1]) >= 64) /* every block reads 64 values or more */
+                ck_assert(same_answer(int_argmin, &got, &ref.answer));
+            free(words);
+            words = filled(int_argmin, n, KIT_PATTERN_LONE_SIGN, kit_pattern_seed_at(n, seed * 997, 1), &ref);
+            got = argmin_blocks_meet_by_unflipped_key(words, n, grids[g][0], grids[g][1]);
+            ck_assert(!same_answer(int_argmin, &got, &ref.answer));
+            char why[800];
+            ck_assert_int_eq(kit_judge(&ref, KIT_PATTERN_LONE_SIGN, words, &got, why, sizeof why), 0);
             ck_assert_msg(strstr(why, "sign bit") != NULL, "%s", why);
             free(words);
         }
