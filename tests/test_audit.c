@@ -64,6 +64,7 @@ static int has_line(const char *message, int line)
 
 #define FIXTURE(name) "tests/audit_fixtures/" name ".cu"
 #define UNKNOWN_LINE (-1)
+#define NO_LINE_CHECKED (-2) /* the message says in its own words where to look */
 
 /** Each fixture, its verdict, the call its message must name and the line (0: clean). */
 static const struct {
@@ -97,7 +98,28 @@ static const struct {
     {FIXTURE("macro_named_kernel"), KIT_AUDIT_FORBIDDEN, "embeds the kernel reduce_pasted", UNKNOWN_LINE},
     /* 5. raw system calls */
     {FIXTURE("syscall_in_constructor"), KIT_AUDIT_FORBIDDEN, "makes a raw system call in host code (syscall", 7},
+    /* 3. undefined host symbols: stdio's FILE objects, and code after main */
+    {FIXTURE("writes_to_stderr"), KIT_AUDIT_FORBIDDEN, "uses stderr", 8},
+    {FIXTURE("putchar_on_stdout"), KIT_AUDIT_FORBIDDEN, "uses stdout (line 24, where putchar is written)", 24},
+    {FIXTURE("static_object_destructor"), KIT_AUDIT_FORBIDDEN, "calls __cxa_atexit", UNKNOWN_LINE},
+    /* 6. code that runs before or after main */
+    {FIXTURE("constructor_attribute"), KIT_AUDIT_FORBIDDEN, "has early() (line 6) run before main", 6},
+    {FIXTURE("destructor_attribute"), KIT_AUDIT_FORBIDDEN, "has late() (line 6) run after main", 6},
+    {FIXTURE("static_object_constructor"), KIT_AUDIT_FORBIDDEN,
+     "has the constructor or initializer of a file-scope object", NO_LINE_CHECKED},
+    {FIXTURE("init_array_pointer"), KIT_AUDIT_FORBIDDEN, "has hook() (line 6) run before main (from its .init_array", 6},
+    {FIXTURE("atexit_in_launcher"), KIT_AUDIT_FORBIDDEN, "calls atexit (line 28", 28},
+    /* 7. defined global symbols */
+    {FIXTURE("replaces_kit_function"), KIT_AUDIT_FORBIDDEN, "defines kit_timing_spread (line 6)", 6},
+    {FIXTURE("replaces_libc_function"), KIT_AUDIT_FORBIDDEN, "defines memcmp (line 6)", 6},
+    {FIXTURE("defines_in_std"), KIT_AUDIT_FORBIDDEN, "defines std::steady_ticks_override", 7},
+    {FIXTURE("global_host_helper"), KIT_AUDIT_FORBIDDEN, "defines blocks_for(unsigned long, unsigned int) (line 6)", 6},
+    {FIXTURE("extern_c_kernel"), KIT_AUDIT_FORBIDDEN, "defines the kernel add_pairs with C linkage", 6},
+    /* 8. inline assembly in host code */
+    {FIXTURE("host_inline_asm"), KIT_AUDIT_FORBIDDEN, "uses asm in host code (line 24", 24},
     /* clean */
+    {FIXTURE("clean_global_names"), KIT_AUDIT_CLEAN, NULL, 0},
+    {FIXTURE("clean_device_inline_ptx"), KIT_AUDIT_CLEAN, NULL, 0},
     {FIXTURE("clean_cooperative_groups"), KIT_AUDIT_CLEAN, NULL, 0},
     {FIXTURE("clean_reduce_add_sync"), KIT_AUDIT_CLEAN, NULL, 0},
     {FIXTURE("clean_anonymous_namespace"), KIT_AUDIT_CLEAN, NULL, 0},
@@ -122,6 +144,8 @@ START_TEST(each_fixture_gets_its_verdict_and_a_message_naming_the_call_and_its_l
     ck_assert_msg(has(message, "stage 7's file ") && has(message, fixtures[_i].file), "%s", message);
     ck_assert_msg(has(message, fixtures[_i].names), "%s: expected \"%s\" in: %s", fixtures[_i].file,
                   fixtures[_i].names, message);
+    if (fixtures[_i].line == NO_LINE_CHECKED)
+        return;
     if (fixtures[_i].line == UNKNOWN_LINE)
         ck_assert_msg(has(message, "(line unknown: it comes from an included header or a macro)"), "%s", message);
     else
@@ -146,6 +170,16 @@ START_TEST(each_message_says_what_is_wrong_with_the_call)
         {FIXTURE("calls_host_reference"), "uses only what stage.h declares (KIT_REGISTER_STAGE, kit_argmin, kit_mat3"},
         {FIXTURE("ifdef_emulator"), "the same on a GPU and on the CPU emulator"},
         {FIXTURE("cub_device_reduce"), "a stage file may include only stage.h, cuda_runtime.h"},
+        {FIXTURE("writes_to_stderr"), "a stdio stream (FILE): the grader's streams and files are not a stage's to touch"},
+        {FIXTURE("putchar_on_stdout"), "putchar(c) compiles to putc(c, stdout): write printf(\"%c\", c)"},
+        {FIXTURE("static_object_destructor"), "which runs code after main"},
+        {FIXTURE("constructor_attribute"), "may run only when the harness calls its launcher, never before or after main"},
+        {FIXTURE("static_object_constructor"), "look for a file-scope object whose initial value is computed"},
+        {FIXTURE("atexit_in_launcher"), "which runs code after main"},
+        {FIXTURE("replaces_kit_function"), "could replace the kit's or the C library's own"},
+        {FIXTURE("global_host_helper"), "make it static or put it in an anonymous namespace"},
+        {FIXTURE("extern_c_kernel"), "declare the kernel without extern \"C\""},
+        {FIXTURE("host_inline_asm"), "inline PTX belongs inside __device__ and __global__ functions"},
     };
     for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++) {
         char message[MESSAGE_SIZE];
@@ -266,6 +300,10 @@ static const struct {
     {"int a = 1; \\\n int b = 2;\n#ifdef KIT_EMULATOR\n#endif\n", "tests KIT_EMULATOR (line 3)"},
     {"static int k = 1'000, j = 'a';\nstatic int z = thrust::x;\n", "uses thrust::x (line 2)"},
     {"static const char *s = R\"x( )\" cub::Fake )x\";\nstatic int z = thrust::x;\n", "uses thrust::x (line 2)"},
+    {"asm(\".globl kit_fake\");\n", "uses asm at file scope (line 1)"},
+    {"namespace outer {\nextern \"C\" {\nint hidden() __asm__(\"kit_fake\");\n}\n}\n", "uses __asm__ at file scope (line 3)"},
+    {"static void f() { if (1) { __asm__ volatile(\"nop\"); } }\n", "uses __asm__ in host code (line 1"},
+    {"struct s {\n  void f() { asm(\"nop\"); }\n};\n", "uses asm in host code (line 2"},
     /* clean: comments, strings, the allowed headers and names */
     {"// cub::DeviceReduce::Sum and #include <cub/cub.cuh>\n", NULL},
     {"static const char *s = \"thrust::reduce(\\\"KIT_EMULATOR\\\")\";\n", NULL},
@@ -273,6 +311,11 @@ static const struct {
     {"#include <cstdio>\n#include <cuda/std/atomic>\n#include <cuda/atomic>\n#include <cooperative_groups/reduce.h>\n",
      NULL},
     {"#ifdef __CUDA_ARCH__\n#endif\nstatic_assert(KIT_MAX_N > 0, \"\");\nstatic kit_pass_fn unused_pass;\n", NULL},
+    /* clean: inline PTX in device code, however the function says it is device code */
+    {"static __device__ void trap() { asm(\"trap;\"); }\n", NULL},
+    {"#define DEV __device__\n#define PTX(x) asm volatile(x)\nDEV void f() { if (1) { PTX(\"trap;\"); } }\n", NULL},
+    {"static void host() { auto l = [] __device__ () { asm(\"trap;\"); }; (void)l; }\n", NULL},
+    {"template <int N> __global__ void k(int *p) { asm(\"st.global.u32 [%0], 1;\" :: \"l\"(p)); }\n", NULL},
 };
 
 START_TEST(source_tricks_are_seen_through_and_comments_and_strings_are_not_read_as_code)
@@ -321,6 +364,109 @@ START_TEST(a_namespace_alias_for_cub_is_refused_where_the_include_is_not_seen)
     remove_temp_dir();
     ck_assert_int_eq(verdict, KIT_AUDIT_FORBIDDEN);
     ck_assert_msg(has(message, "uses cub (line 8)"), "%s", message);
+}
+END_TEST
+
+/* ------------------------------------------------- the shape of any object: kit_audit_object_shape */
+
+START_TEST(the_shape_audit_accepts_nvccs_objects_of_the_kits_stages_and_their_launchers)
+{
+    char source[1024], object[1024], rel[256], launcher[256], message[MESSAGE_SIZE];
+    snprintf(rel, sizeof rel, "solutions/%s/%s.cu", kit_stages[_i].dir, kit_stages[_i].name);
+    paths_of(rel, source, object, sizeof source);
+    snprintf(launcher, sizeof launcher, "kit_audit_%s", kit_stages[_i].name);
+    kit_audit_verdict verdict = kit_audit_object_shape(kit_stages[_i].number, object, source, rel, launcher, NULL,
+                                                       message, sizeof message);
+    ck_assert_msg(verdict == KIT_AUDIT_CLEAN, "%s: %s", rel, message);
+    verdict = kit_audit_object_shape(kit_stages[_i].number, object, NULL, NULL, NULL, NULL, message, sizeof message);
+    ck_assert_msg(verdict == KIT_AUDIT_CLEAN, "%s, its launcher found from the object: %s", rel, message);
+}
+END_TEST
+
+START_TEST(the_shape_audit_refuses_replacements_constructors_and_a_launcher_of_another_name)
+{
+    char source[1024], object[1024], message[MESSAGE_SIZE];
+    paths_of(FIXTURE("replaces_kit_function"), source, object, sizeof source);
+    ck_assert_int_eq(kit_audit_object_shape(5, object, NULL, "student.cu", NULL, NULL, message, sizeof message),
+                     KIT_AUDIT_FORBIDDEN);
+    ck_assert_msg(has(message, "stage 5's file student.cu defines kit_timing_spread (line unknown"), "%s", message);
+    paths_of(FIXTURE("constructor_attribute"), source, object, sizeof source);
+    ck_assert_int_eq(kit_audit_object_shape(5, object, source, NULL, NULL, NULL, message, sizeof message),
+                     KIT_AUDIT_FORBIDDEN);
+    ck_assert_msg(has(message, "has early() (line 6) run before main"), "%s", message);
+    /* the launcher the runner looks for is the only one: a pair under another name is refused */
+    paths_of(FIXTURE("clean_template_kernel"), source, object, sizeof source);
+    ck_assert_int_eq(kit_audit_object_shape(5, object, source, NULL, "kit_audit_other_name", NULL, message,
+                                            sizeof message),
+                     KIT_AUDIT_FORBIDDEN);
+    ck_assert_msg(has(message, "defines kit_audit_clean_template_kernel"), "%s", message);
+    ck_assert_int_eq(kit_audit_object_shape(5, "/nonexistent/x.o", NULL, NULL, NULL, NULL, message, sizeof message),
+                     KIT_AUDIT_CANNOT_RUN);
+}
+END_TEST
+
+/** A stand-in for g++'s object of a stage file rewritten for the emulator: the launcher pair, a
+ *  kernel and a __device__ helper that are host functions, a global __device__ variable, and the
+ *  weak instance of an emulator template. */
+static const char emulated_stage[] =
+    "#define __device__\n"
+    "namespace emu { template <class T> struct kernel_call { static int invoke(T *p); }; }\n"
+    "template <class T> int emu::kernel_call<T>::invoke(T *p) { return *p; }\n"
+    "template struct emu::kernel_call<int>;\n"
+    "__device__ int blocks_done;\n"
+    "int add_pair(int a, int b) { return a + b + blocks_done; }\n"
+    "typedef unsigned long (*pass_fn)(const void *, void *, unsigned long, unsigned);\n"
+    "static unsigned long pass(const void *, void *, unsigned long n, unsigned) { return n; }\n"
+    "extern \"C\" const pass_fn kit_labs_emulated = pass;\n"
+    "extern \"C\" const char *const kit_labs_emulated_signature[2] = {\"int\", \"int\"};\n";
+
+/** Compiles emulated_stage and \p extra with the C++ compiler into temp_dir/stage.o; 0 if there is
+ *  no C++ compiler here. */
+static int compile_emulated(const char *extra, char *source, char *object, size_t size)
+{
+    snprintf(source, size, "%s/stage.cpp", temp_dir);
+    snprintf(object, size, "%s/stage.o", temp_dir);
+    FILE *f = fopen(source, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(emulated_stage, f);
+    fputs(extra, f);
+    fclose(f);
+    char command[4096];
+    snprintf(command, sizeof command, "c++ -O1 -c -o '%s' '%s' 2>/dev/null", object, source);
+    return system(command) == 0;
+}
+
+START_TEST(the_shape_audit_of_the_emulators_object_lets_device_functions_be_global_but_nothing_else)
+{
+    static const struct {
+        const char *extra, *says; /* NULL: clean */
+    } cases[] = {
+        {"", NULL},
+        {"extern \"C\" int memcmp(const void *, const void *, unsigned long) { return 0; }\n", "defines memcmp (line 11)"},
+        {"namespace std { int hook() { return 1; } }\n", "defines std::hook() (line 11)"},
+        {"namespace emu { int scheduler_hook() { return 1; } }\n", "defines emu::scheduler_hook() (line 11)"},
+        {"int optind = 1;\n", "defines optind (line 11)"},
+        {"__attribute__((constructor)) static void early() { blocks_done = 1; }\n", "has early() (line 11) run before main"},
+    };
+    char source[1024], object[1024], message[MESSAGE_SIZE];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        make_temp_dir();
+        int compiled = compile_emulated(cases[k].extra, source, object, sizeof source);
+        kit_audit_verdict verdict = compiled ? kit_audit_object_shape(9, object, source, "stage.cu", "kit_labs_emulated",
+                                                                      NULL, message, sizeof message)
+                                             : KIT_AUDIT_CANNOT_RUN;
+        unlink(source);
+        unlink(object);
+        remove_temp_dir();
+        if (!compiled)
+            return; /* no C++ compiler here: the emulator's objects cannot be made either */
+        if (!cases[k].says) {
+            ck_assert_msg(verdict == KIT_AUDIT_CLEAN, "%s -> %s", cases[k].extra, message);
+            continue;
+        }
+        ck_assert_msg(verdict == KIT_AUDIT_FORBIDDEN && has(message, cases[k].says), "%s -> %d %s\nexpected \"%s\"",
+                      cases[k].extra, verdict, message, cases[k].says);
+    }
 }
 END_TEST
 
@@ -464,6 +610,13 @@ int main(void)
     tcase_add_test(tricks, a_cub_kernel_is_refused_from_the_object_even_where_the_source_never_names_cub);
     tcase_add_test(tricks, a_namespace_alias_for_cub_is_refused_where_the_include_is_not_seen);
     suite_add_tcase(suite, tricks);
+    TCase *shape = tcase_create("object shape");
+    tcase_set_timeout(shape, 120);
+    tcase_add_loop_test(shape, the_shape_audit_accepts_nvccs_objects_of_the_kits_stages_and_their_launchers, 0,
+                        (int)(sizeof kit_stages / sizeof kit_stages[0]));
+    tcase_add_test(shape, the_shape_audit_refuses_replacements_constructors_and_a_launcher_of_another_name);
+    tcase_add_test(shape, the_shape_audit_of_the_emulators_object_lets_device_functions_be_global_but_nothing_else);
+    suite_add_tcase(suite, shape);
     TCase *robust = tcase_create("robustness");
     tcase_set_timeout(robust, 120);
     tcase_add_test(robust, garbage_missing_or_special_files_make_the_audit_say_it_cannot_run);

@@ -129,6 +129,7 @@ static const struct {
     /* the runtime's internals that nvcc's own launch code calls (allowed in the object below):
      * a stage that called them itself could register and launch code nvcc never saw */
     {"__cuda", 1, NAME_INTERNAL},
+    {"__sti_", 1, NAME_INTERNAL}, /* __sti____cudaRegisterAll, nvcc's registration constructor */
 };
 
 /** The undefined host symbols a stage's object may have. Anything else is refused. */
@@ -154,21 +155,29 @@ static const char *const allowed_symbols[] = {
     "cudaOccupancyMaxPotentialClusterSize", "cudaOccupancyMaxActiveClusters", "cudaFuncGetAttributes",
     "cudaFuncSetAttribute", "cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString",
     "cudaGetErrorName", "cudaDeviceSynchronize",
-    /* compiler and C++ runtime glue: static initialisation, exceptions unwinding through the
-     * launcher, stack protection, position-independent code, struct copies, assert() */
-    "__cxa_atexit", "__dso_handle", "atexit", "__cxa_guard_acquire", "__cxa_guard_release",
-    "__cxa_guard_abort", "__gxx_personality_v0", "_Unwind_Resume", "__stack_chk_fail",
-    "_GLOBAL_OFFSET_TABLE_", "memset", "memcpy", "memmove", "__assert_fail",
-    /* debug printing: harmless, the grader reads its verdicts from a private pipe, never from
-     * stdout (gcc turns putchar into putc and constant fprintf into fwrite) */
-    "printf", "puts", "putchar", "putc", "fprintf", "fputs", "fputc", "fwrite", "fflush", "stdout",
-    "stderr", "__printf_chk", "__fprintf_chk",
+    /* compiler and C++ runtime glue: function-local statics, exceptions unwinding through the
+     * launcher, stack protection, position-independent code, struct copies, assert(). atexit
+     * is nvcc's own (its registration code unregisters the fatbin with it): check 6 refuses
+     * it from any other function. __cxa_atexit is not here: only a destructor of a file-scope
+     * or static object needs it, and that runs after main, after the runner's last word. */
+    "atexit", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__gxx_personality_v0",
+    "_Unwind_Resume", "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_", "memset", "memcpy", "memmove",
+    "__assert_fail",
+    /* debug printing to stdout, which the grader never reads, through functions that take no
+     * FILE: a FILE (stdout, stderr) can be pointed at the runner's private reply pipe and
+     * written to in the grader's words. gcc turns printf("x\n") into puts and printf("%c", c)
+     * into putchar, but a putchar written out into putc(c, stdout): that one is refused. */
+    "printf", "puts", "putchar", "__printf_chk",
 };
 
 /* Why a stage file may not call what symbol_classes lists. */
 static const char WORK[] = "the stage's own kernel must do the work";
 static const char PROCESS[] = "the grader's process, its files and the system are not a stage's to touch";
 static const char SETTINGS[] = "the device's settings belong to the harness, which shares them with the reference stages";
+static const char STREAMS[] = "the grader's streams and files are not a stage's to touch; print with printf or puts "
+                              "(putchar(c) compiles to putc(c, stdout): write printf(\"%c\", c))";
+static const char AFTER_MAIN[] = "a stage file's code may run only when the harness calls its launcher, never "
+                                 "before or after main";
 
 /** How a refused symbol is named in the message; the first match counts. */
 static const struct {
@@ -228,6 +237,34 @@ static const struct {
     {"cusolver", 1, "a CUDA library", WORK, NULL},
     {"cudnn", 1, "a CUDA library", WORK, NULL},
     {"nccl", 1, "a CUDA library", WORK, NULL},
+    /* stdio's FILE objects and the functions that take one: the runner's reply pipe is a file
+     * descriptor like stdout's, a FILE can be pointed at it */
+    {"stdout", 0, "a stdio stream (FILE)", STREAMS, NULL},
+    {"stderr", 0, "a stdio stream (FILE)", STREAMS, NULL},
+    {"stdin", 0, "a stdio stream (FILE)", STREAMS, NULL},
+    {"_IO_", 1, "a stdio stream (FILE)", STREAMS, NULL}, /* _IO_2_1_stdout_, _IO_putc, ... */
+    {"putc", 1, "a function that writes to a stdio stream (FILE)", STREAMS, NULL}, /* and putc_unlocked */
+    {"fputc", 1, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"fputs", 1, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"fprintf", 0, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"vfprintf", 0, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"__fprintf_chk", 0, "a function that writes to a stdio stream (FILE)", STREAMS, "fprintf"},
+    {"__vfprintf_chk", 0, "a function that writes to a stdio stream (FILE)", STREAMS, "vfprintf"},
+    {"fwrite", 1, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"fflush", 1, "a function that writes to a stdio stream (FILE)", STREAMS, NULL},
+    {"fileno", 1, "a function that reaches a stdio stream (FILE)", STREAMS, NULL},
+    {"setvbuf", 0, "a function that reaches a stdio stream (FILE)", STREAMS, NULL},
+    {"setbuf", 1, "a function that reaches a stdio stream (FILE)", STREAMS, NULL},
+    {"setlinebuf", 0, "a function that reaches a stdio stream (FILE)", STREAMS, NULL},
+    {"dprintf", 0, "a function that writes to a file descriptor", STREAMS, NULL},
+    {"vdprintf", 0, "a function that writes to a file descriptor", STREAMS, NULL},
+    {"__dprintf_chk", 0, "a function that writes to a file descriptor", STREAMS, "dprintf"},
+    /* code that runs after main, when the runner has said its last word */
+    {"__cxa_atexit", 0, "which runs code after main (a file-scope or static object's destructor)", AFTER_MAIN,
+     NULL},
+    {"__cxa_thread_atexit", 1, "which runs code after main (a thread_local object's destructor)", AFTER_MAIN, NULL},
+    {"on_exit", 0, "which runs code after main", AFTER_MAIN, NULL},
+    {"at_quick_exit", 0, "which runs code after main", AFTER_MAIN, NULL},
     /* processes, threads, files and the dynamic loader */
     {"exit", 0, "which ends the process", PROCESS, NULL},
     {"_exit", 0, "which ends the process", PROCESS, NULL},
@@ -301,6 +338,9 @@ typedef struct audit {
     source src;
     symbols syms;
     char nm[TOOL_PATH_SIZE], objdump[TOOL_PATH_SIZE], cuobjdump[TOOL_PATH_SIZE]; /* "" : none */
+    int nvcc;           /* the object registers device code: nvcc made it (else g++: the emulator's) */
+    strings registered; /* the names nvcc registers: kernels and device variables (check 4) */
+    char launcher[512]; /* the launcher's symbol (KIT_REGISTER_STAGE); "": found from the object */
 } audit;
 
 /** Fills the message (if any) and returns \p verdict. */
@@ -1109,7 +1149,7 @@ static int is_undefined(char type)
 }
 
 /** Reads the object's symbols twice, mangled and demangled, in symbol table order (nm -p). */
-static kit_audit_verdict read_symbols(audit *a)
+static kit_audit_verdict read_symbols(audit *a, int require_nvcc)
 {
     static const char *const mangled[] = {"-p", NULL}, *const demangled[] = {"-p", "-C", NULL};
     demangling d = {&a->syms, 0, 0};
@@ -1123,7 +1163,9 @@ static kit_audit_verdict read_symbols(audit *a)
                    a->who, a->object);
     for (size_t i = 0; i < a->syms.count; i++)
         if (is_undefined(a->syms.items[i].type) && strcmp(a->syms.items[i].name, "__cudaRegisterFatBinary") == 0)
-            return KIT_AUDIT_CLEAN;
+            a->nvcc = 1;
+    if (a->nvcc || !require_nvcc)
+        return KIT_AUDIT_CLEAN;
     return say(a, KIT_AUDIT_CANNOT_RUN,
                "cannot audit %s: %s does not look like an object nvcc made from a stage file (it registers no "
                "device code).",
@@ -1206,14 +1248,21 @@ static kit_audit_verdict check_undefined_symbols(audit *a)
         return KIT_AUDIT_CLEAN;
     char where[160];
     const char *spelled = worst_class >= 0 ? symbol_classes[worst_class].spelled : NULL;
+    int putchar_line = line_of_name(&a->src, "putchar");
     if (spelled && worst_line > 0) /* __managed__ for __cudaRegisterManagedVar, new for operator new */
         snprintf(where, sizeof where, "line %d, where %s is written", worst_line, spelled);
+    else if (worst_line == 0 && putchar_line > 0 &&
+             (strcmp(worst->demangled, "stdout") == 0 || strcmp(worst->demangled, "putc") == 0))
+        snprintf(where, sizeof where, "line %d, where putchar is written", putchar_line);
     else
         line_phrase(worst_line, where, sizeof where);
+    /* a FILE is data, not a function */
+    int object = strcmp(worst->demangled, "stdout") == 0 || strcmp(worst->demangled, "stderr") == 0 ||
+                 strcmp(worst->demangled, "stdin") == 0 || starts_with(worst->demangled, "_IO_2_1_");
     return say(a, KIT_AUDIT_FORBIDDEN,
-               "%s calls %s (%s), %s: %s; a stage file may only launch its kernels, query the device "
+               "%s %s %s (%s), %s: %s; a stage file may only launch its kernels, query the device "
                "(cudaGetDevice, cudaDeviceGetAttribute, cudaOccupancy*, cudaFuncGetAttributes, ...) and print.",
-               a->who, worst->demangled, where,
+               a->who, object ? "uses" : "calls", worst->demangled, where,
                worst_class >= 0 ? symbol_classes[worst_class].what : "which a stage file has no use for",
                worst_class >= 0 ? symbol_classes[worst_class].why : WORK);
 }
@@ -1506,7 +1555,8 @@ static kit_audit_verdict check_kernels(audit *a)
         if (i >= registered || host_symbol_of(a, names.items[i]))
             verdict = check_kernel(a, names.items[i]);
     }
-    strings_free(&names);
+    strings_free(&a->registered);
+    a->registered = names; /* check 7 tells the kernels' stubs by these names */
     return verdict;
 }
 
@@ -1566,6 +1616,714 @@ static kit_audit_verdict check_system_calls(audit *a)
                line_phrase(line_of_word(&a->src, word), where, sizeof where));
 }
 
+/* ------------------------------------ the object's sections, symbols and relocations (objdump) */
+
+/** A symbol of `objdump -t`: where it lies, so that a relocation can be traced to a function. */
+typedef struct placed_symbol {
+    char *section, *name;
+    unsigned long long value, size;
+} placed_symbol;
+
+/** A relocation of `objdump -r`: the place it fills (section, offset) and what it points to. */
+typedef struct relocation {
+    char *section, *target;
+    unsigned long long offset;
+    long long addend;
+} relocation;
+
+typedef struct layout {
+    placed_symbol *symbols;
+    size_t symbol_count, symbol_capacity;
+    relocation *relocations;
+    size_t relocation_count, relocation_capacity;
+    char **sections;
+    unsigned long long *section_sizes;
+    size_t section_count, section_capacity;
+    char current[256]; /* the section whose relocations objdump -r is listing */
+    int failed;
+} layout;
+
+/** Room for one more item in \p *items (of \p size bytes each); 0 when out of memory. */
+static int grow(void **items, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return 1;
+    size_t bigger = *capacity ? 2 * *capacity : 64;
+    void *moved = realloc(*items, bigger * size);
+    if (!moved)
+        return 0;
+    *items = moved;
+    *capacity = bigger;
+    return 1;
+}
+
+/** `objdump -h -w`: "  5 .init_array   00000008  0000000000000000 ...". */
+static int add_section(void *context, char *line)
+{
+    layout *l = context;
+    char name[256];
+    unsigned long long size;
+    int index;
+    if (sscanf(line, " %d %255s %llx", &index, name, &size) != 3)
+        return 0;
+    size_t capacity = l->section_capacity;
+    if (!grow((void **)&l->sections, &l->section_capacity, l->section_count, sizeof *l->sections) ||
+        !grow((void **)&l->section_sizes, &capacity, l->section_count, sizeof *l->section_sizes) ||
+        !(l->sections[l->section_count] = strdup(name))) {
+        l->failed = 1;
+        return 1;
+    }
+    l->section_sizes[l->section_count++] = size;
+    return 0;
+}
+
+/** `objdump -t -w`: "0000000000000598 l     F .text\t000000000000000e _sub_I_00099_0" (7 flag
+ *  columns, the section, a tab, the size, the name). */
+static int add_placed_symbol(void *context, char *line)
+{
+    layout *l = context;
+    char *p;
+    unsigned long long value = strtoull(line, &p, 16);
+    if (p == line || *p != ' ' || strlen(p) < 10 || p[8] != ' ')
+        return 0;
+    char *section = p + 9, *tab = strchr(section, '\t');
+    if (!tab)
+        return 0;
+    *tab = '\0';
+    unsigned long long size = strtoull(tab + 1, &p, 16);
+    if (*p != ' ' || !p[1])
+        return 0;
+    if (!grow((void **)&l->symbols, &l->symbol_capacity, l->symbol_count, sizeof *l->symbols)) {
+        l->failed = 1;
+        return 1;
+    }
+    placed_symbol *s = &l->symbols[l->symbol_count];
+    s->section = strdup(section);
+    s->name = strdup(p + 1);
+    s->value = value;
+    s->size = size;
+    if (!s->section || !s->name) {
+        free(s->section);
+        free(s->name);
+        l->failed = 1;
+        return 1;
+    }
+    l->symbol_count++;
+    return 0;
+}
+
+/** `objdump -r -w`: "RELOCATION RECORDS FOR [.init_array]:", then
+ *  "0000000000000008 R_X86_64_64       .text.startup+0x0000000000000010". */
+static int add_relocation(void *context, char *line)
+{
+    layout *l = context;
+    static const char records[] = "RELOCATION RECORDS FOR [";
+    if (starts_with(line, records)) {
+        const char *name = line + strlen(records);
+        snprintf(l->current, sizeof l->current, "%.*s", (int)strcspn(name, "]"), name);
+        return 0;
+    }
+    char *p, *type, *target;
+    unsigned long long offset = strtoull(line, &p, 16);
+    if (p == line || *p != ' ' || !l->current[0])
+        return 0;
+    type = p + strspn(p, " ");
+    target = type + strcspn(type, " \t");
+    if (!starts_with(type, "R_") || !*target)
+        return 0;
+    target += strspn(target, " \t");
+    long long addend = 0;
+    char *plus = strstr(target, "+0x"), *minus = strstr(target, "-0x");
+    char *sign = plus ? plus : minus;
+    if (sign) {
+        addend = (long long)strtoull(sign + 1, NULL, 16) * (sign == minus ? -1 : 1);
+        *sign = '\0';
+    }
+    if (!grow((void **)&l->relocations, &l->relocation_capacity, l->relocation_count, sizeof *l->relocations)) {
+        l->failed = 1;
+        return 1;
+    }
+    relocation *r = &l->relocations[l->relocation_count];
+    r->section = strdup(l->current);
+    r->target = strdup(target);
+    r->offset = offset;
+    r->addend = addend;
+    if (!r->section || !r->target) {
+        free(r->section);
+        free(r->target);
+        l->failed = 1;
+        return 1;
+    }
+    l->relocation_count++;
+    return 0;
+}
+
+static void free_layout(layout *l)
+{
+    for (size_t i = 0; i < l->symbol_count; i++) {
+        free(l->symbols[i].section);
+        free(l->symbols[i].name);
+    }
+    for (size_t i = 0; i < l->relocation_count; i++) {
+        free(l->relocations[i].section);
+        free(l->relocations[i].target);
+    }
+    for (size_t i = 0; i < l->section_count; i++)
+        free(l->sections[i]);
+    free(l->symbols);
+    free(l->relocations);
+    free(l->sections);
+    free(l->section_sizes);
+    memset(l, 0, sizeof *l);
+}
+
+static int read_layout(audit *a, layout *l)
+{
+    static const char *const headers[] = {"-h", "-w", NULL}, *const table[] = {"-t", "-w", NULL},
+                             *const relocations[] = {"-r", "-w", NULL};
+    return run_tool(a->objdump, headers, a->object, add_section, l) &&
+           run_tool(a->objdump, table, a->object, add_placed_symbol, l) &&
+           run_tool(a->objdump, relocations, a->object, add_relocation, l) && !l->failed;
+}
+
+static int is_section(const layout *l, const char *name)
+{
+    for (size_t i = 0; i < l->section_count; i++)
+        if (strcmp(l->sections[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/** The function a pointer to \p target + \p addend points to (its start), or NULL. A pointer to
+ *  a local function is written as its section and an offset. */
+static const char *function_at(const layout *l, const char *target, long long addend)
+{
+    int in_section = is_section(l, target);
+    for (size_t i = 0; i < l->symbol_count; i++) {
+        const placed_symbol *s = &l->symbols[i];
+        if (in_section ? strcmp(s->section, target) == 0 && s->value == (unsigned long long)addend && s->size > 0
+                       : strcmp(s->name, target) == 0 && addend == 0)
+            return s->name;
+    }
+    return NULL;
+}
+
+/** The function whose code holds \p section + \p offset, or NULL. */
+static const placed_symbol *function_around(const layout *l, const char *section, unsigned long long offset)
+{
+    for (size_t i = 0; i < l->symbol_count; i++) {
+        const placed_symbol *s = &l->symbols[i];
+        if (s->size > 0 && strcmp(s->section, section) == 0 && s->value <= offset && offset < s->value + s->size)
+            return s;
+    }
+    return NULL;
+}
+
+/** The demangled name nm gave \p mangled, or \p mangled itself. */
+static const char *demangled_name(const audit *a, const char *mangled)
+{
+    for (size_t i = 0; i < a->syms.count; i++)
+        if (strcmp(a->syms.items[i].name, mangled) == 0)
+            return a->syms.items[i].demangled;
+    return mangled;
+}
+
+/* -------------------------------------------- check 6: code that runs before or after main */
+
+/** The sections whose pointers the C runtime calls before main (1) or after it (0). */
+static const struct {
+    const char *name;
+    int before;
+} startup_sections[] = {
+    {".preinit_array", 1}, {".init_array", 1}, {".ctors", 1}, {".fini_array", 0}, {".dtors", 0},
+};
+
+/** nvcc's registration constructor: it registers the fatbin and the kernels, and asks atexit to
+ *  unregister them. */
+static const char NVCC_REGISTRATION[] = "_ZL24__sti____cudaRegisterAllv";
+
+/** Whether every relocation inside the function \p f points only to \p allowed: what ThreadSanitizer's
+ *  module constructor (g++ -fsanitize=thread) does is call __tsan_init, nothing else. */
+static int function_only_calls(const layout *l, const placed_symbol *f, const char *allowed)
+{
+    for (size_t i = 0; i < l->relocation_count; i++) {
+        const relocation *r = &l->relocations[i];
+        if (strcmp(r->section, f->section) == 0 && r->offset >= f->value && r->offset < f->value + f->size &&
+            strcmp(r->target, allowed) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static const placed_symbol *placed_named(const layout *l, const char *name)
+{
+    for (size_t i = 0; i < l->symbol_count; i++)
+        if (strcmp(l->symbols[i].name, name) == 0)
+            return &l->symbols[i];
+    return NULL;
+}
+
+/** Whether the startup entry pointing to \p function is one the toolchain itself puts there. */
+static int startup_entry_is_the_toolchains(const audit *a, const layout *l, const char *section,
+                                           const char *function, int *registrations)
+{
+    if (!function)
+        return 0;
+    if (a->nvcc && strcmp(section, ".init_array") == 0 && strcmp(function, NVCC_REGISTRATION) == 0)
+        return ++*registrations == 1;
+    if (!a->nvcc && starts_with(section, ".init_array.") && starts_with(function, "_sub_I_")) {
+        const placed_symbol *f = placed_named(l, function);
+        return f && function_only_calls(l, f, "__tsan_init");
+    }
+    return 0;
+}
+
+/** Names what runs outside the launcher for the message: "early() (line 6)", "a file-scope
+ *  object's constructor or initializer (line unknown ...)". */
+static void describe_function(const audit *a, const char *mangled, char *out, size_t size)
+{
+    char where[96];
+    if (!mangled) {
+        snprintf(out, size, "code the audit cannot name");
+        return;
+    }
+    if (starts_with(mangled, "_GLOBAL__sub_I_") || starts_with(mangled, "_GLOBAL__I_")) {
+        snprintf(out, size, "the constructor or initializer of a file-scope object (%s)",
+                 "its line is not known: look for a file-scope object whose initial value is computed, or "
+                 "whose type has a constructor or destructor");
+        return;
+    }
+    const char *name = demangled_name(a, mangled);
+    int line = line_of_symbol(&a->src, name, NULL);
+    if (!line)
+        line = line_of_word(&a->src, mangled); /* an asm label spells the mangled name */
+    snprintf(out, size, "%s (%s)", name, line_phrase(line, where, sizeof where));
+}
+
+static kit_audit_verdict refuse_outside_main(audit *a, const char *what, int before, const char *section)
+{
+    return say(a, KIT_AUDIT_FORBIDDEN,
+               "%s has %s run %s main (from its %s section): %s; remove the constructor or destructor, and give "
+               "file-scope objects constant initial values.",
+               a->who, what, before ? "before" : "after", section, AFTER_MAIN);
+}
+
+static kit_audit_verdict check_code_outside_launcher(audit *a, const layout *l)
+{
+    char what[1024];
+    /* code placed in .init or .fini runs as part of the program's own _init and _fini */
+    for (size_t i = 0; i < l->section_count; i++)
+        if (strcmp(l->sections[i], ".init") == 0 || strcmp(l->sections[i], ".fini") == 0)
+            return refuse_outside_main(a, "code of its own", strcmp(l->sections[i], ".init") == 0, l->sections[i]);
+    int registrations = 0;
+    for (size_t i = 0; i < l->section_count; i++) {
+        const char *section = l->sections[i];
+        int before = -1;
+        for (size_t k = 0; k < COUNT(startup_sections); k++)
+            if (strcmp(section, startup_sections[k].name) == 0 ||
+                (starts_with(section, startup_sections[k].name) && section[strlen(startup_sections[k].name)] == '.'))
+                before = startup_sections[k].before;
+        if (before < 0)
+            continue;
+        /* each pointer in the section is one relocation; a slot without one is an address the
+         * audit cannot follow */
+        unsigned long long slots = (l->section_sizes[i] + 7) / 8, followed = 0;
+        for (size_t r = 0; r < l->relocation_count; r++) {
+            const relocation *rel = &l->relocations[r];
+            if (strcmp(rel->section, section) != 0)
+                continue;
+            followed++;
+            const char *function = function_at(l, rel->target, rel->addend);
+            if (!startup_entry_is_the_toolchains(a, l, section, function, &registrations)) {
+                describe_function(a, function, what, sizeof what);
+                return refuse_outside_main(a, what, before, section);
+            }
+        }
+        if (followed < slots)
+            return refuse_outside_main(a, "code at an address the audit cannot follow", before, section);
+    }
+    /* an indirect function's resolver runs while the program is loaded */
+    for (size_t i = 0; i < a->syms.count; i++)
+        if (a->syms.items[i].type == 'i') {
+            snprintf(what, sizeof what, "the resolver of the indirect function %s", a->syms.items[i].demangled);
+            return refuse_outside_main(a, what, 1, "symbol table");
+        }
+    /* atexit is nvcc's, from its registration constructor; from anywhere else it runs code after
+     * main, after the runner's last word */
+    const placed_symbol *registration = a->nvcc ? placed_named(l, NVCC_REGISTRATION) : NULL;
+    for (size_t r = 0; r < l->relocation_count; r++) {
+        const relocation *rel = &l->relocations[r];
+        if (strcmp(rel->target, "atexit") != 0)
+            continue;
+        const placed_symbol *f = function_around(l, rel->section, rel->offset);
+        if (registration && f == registration)
+            continue;
+        char where[96];
+        const char *name = f ? demangled_name(a, f->name) : "code the audit cannot name";
+        return say(a, KIT_AUDIT_FORBIDDEN,
+                   "%s calls atexit (%s, in %s), which runs code after main: %s.", a->who,
+                   line_phrase(line_of_name(&a->src, "atexit"), where, sizeof where), name, AFTER_MAIN);
+    }
+    return KIT_AUDIT_CLEAN;
+}
+
+/* ---------------------------------------------- check 7: the object's defined global symbols */
+
+/** Whether nm's letter is a definition that other objects can see (a local one cannot replace
+ *  anything): T, D, B, R, C, G, S, A, V, W, u (unique), i (indirect function). */
+static int is_global_definition(char type)
+{
+    return (isupper((unsigned char)type) && type != 'U' && type != 'N') || type == 'u' || type == 'i';
+}
+
+static int is_weak_definition(char type)
+{
+    return type == 'W' || type == 'V' || type == 'u';
+}
+
+/** Where the headers a stage file may include put the functions and objects they instantiate:
+ *  weak definitions there are the headers' own, the same in every object that includes them. */
+static const char *const header_scopes[] = {"cuda", "cooperative_groups", "dim3", "__cudaOccupancyB2DHelper"};
+
+/** Namespaces and prefixes of the C++ library, the C++ runtime, the kit and its emulator: a
+ *  stage file never defines anything there. */
+static const char *const reserved_scopes[] = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "emu"};
+static const char *const reserved_prefixes[] = {"kit_", "emu_", "__"};
+
+/** The outermost scope of a demangled name: "cuda" for cuda::std::__4::in_place, "dim3" for
+ *  dim3::dim3(unsigned int, ...), "helper" for a function helper(int). */
+static void outer_scope(const char *demangled, char *out, size_t size)
+{
+    char qualified[1024];
+    function_name(demangled, qualified, sizeof qualified);
+    const char *colons = strstr(qualified, "::");
+    snprintf(out, size, "%.*s", colons ? (int)(colons - qualified) : (int)strlen(qualified), qualified);
+}
+
+static int is_reserved_scope(const char *scope)
+{
+    for (size_t k = 0; k < COUNT(reserved_scopes); k++)
+        if (strcmp(scope, reserved_scopes[k]) == 0)
+            return 1;
+    for (size_t k = 0; k < COUNT(reserved_prefixes); k++)
+        if (starts_with(scope, reserved_prefixes[k]))
+            return 1;
+    return 0;
+}
+
+static int is_defined_here(const audit *a, const char *mangled)
+{
+    for (size_t i = 0; i < a->syms.count; i++)
+        if (!is_undefined(a->syms.items[i].type) && strcmp(a->syms.items[i].name, mangled) == 0)
+            return 1;
+    return 0;
+}
+
+/** kit_erased_launcher<&launcher>::pass and ::signature (what KIT_REGISTER_STAGE instantiates, weak
+ *  where the launcher has external linkage), for a launcher this object defines. */
+static int is_own_erased_launcher(const audit *a, const char *mangled)
+{
+    static const char prefix[] = "_ZN19kit_erased_launcherIXadL";
+    static const char *const members[] = {"EEE4passE", "EEE9signatureE"};
+    if (!starts_with(mangled, prefix))
+        return 0;
+    const char *inner = mangled + strlen(prefix);
+    for (size_t k = 0; k < COUNT(members); k++) {
+        const char *end = strstr(inner, members[k]);
+        if (end) {
+            char launcher[1024];
+            snprintf(launcher, sizeof launcher, "%.*s", (int)(end - inner), inner);
+            return is_defined_here(a, launcher);
+        }
+    }
+    return 0;
+}
+
+/** The name of nvcc's anonymous namespace in \p mangled ("_GLOBAL__N__4b7a14f9_20_stage_cu_46dfbab4",
+ *  as long as its length prefix says), or 0 if it has none. nvcc gives the names of an anonymous
+ *  namespace external linkage, under a name of the file's own. */
+static size_t anonymous_namespace(const char *mangled, const char **start)
+{
+    const char *p = strstr(mangled, "_GLOBAL__N__");
+    if (!p)
+        return 0;
+    const char *digits = p;
+    while (digits > mangled && isdigit((unsigned char)digits[-1]))
+        digits--;
+    size_t len = digits < p ? (size_t)strtoul(digits, NULL, 10) : 0;
+    if (len == 0 || len > strlen(p))
+        return 0;
+    *start = p;
+    return len;
+}
+
+/** Whether \p s is the stub or host function of a kernel (or the host shadow of a device
+ *  variable) that nvcc registered from this file. */
+static int is_registered_here(const audit *a, const symbol *s)
+{
+    if (!starts_with(s->name, "_Z"))
+        return 0; /* a kernel with C linkage: its stub would be a C function like any other */
+    char identifier[1024];
+    snprintf(identifier, sizeof identifier, "%.*s", (int)strcspn(s->demangled, "("), s->demangled);
+    static const char stub[] = "__device_stub_"; /* __device_stub__Z12block_argminPKij: _Z12block_argminPKij */
+    const char *name = starts_with(identifier, stub) ? identifier + strlen(stub) : s->name;
+    for (size_t i = 0; i < a->registered.count; i++)
+        if (same_function(name, a->registered.items[i]))
+            return 1;
+    return 0;
+}
+
+/** Finds the launcher where the caller did not name it: KIT_REGISTER_STAGE defines the C symbols
+ *  kit_<impl>_<name> and kit_<impl>_<name>_signature. The reference stages' names
+ *  (kit_solutions_...) are never a graded file's. */
+static void find_launcher(audit *a)
+{
+    for (size_t i = 0; i < a->syms.count && !a->launcher[0]; i++) {
+        const symbol *s = &a->syms.items[i];
+        if (!is_global_definition(s->type) || !starts_with(s->name, "kit_") || starts_with(s->name, "kit_solutions_"))
+            continue;
+        char signature[600];
+        snprintf(signature, sizeof signature, "%s_signature", s->name);
+        if (strlen(s->name) < sizeof a->launcher && is_defined_here(a, signature))
+            snprintf(a->launcher, sizeof a->launcher, "%s", s->name);
+    }
+}
+
+static int is_launcher(const audit *a, const char *name)
+{
+    size_t n = strlen(a->launcher);
+    return n > 0 && strncmp(name, a->launcher, n) == 0 && (name[n] == '\0' || strcmp(name + n, "_signature") == 0);
+}
+
+/** Whether \p mangled is the typed launcher KIT_REGISTER_STAGE wraps (kit_erased_launcher<&it>),
+ *  which has external linkage where the file did not make it static. */
+static int is_typed_launcher(const audit *a, const char *mangled)
+{
+    static const char prefix[] = "_ZN19kit_erased_launcherIXadL";
+    size_t n = strlen(mangled);
+    for (size_t i = 0; i < a->syms.count; i++) {
+        const char *name = a->syms.items[i].name;
+        if (starts_with(name, prefix) && strncmp(name + strlen(prefix), mangled, n) == 0 &&
+            starts_with(name + strlen(prefix) + n, "EEE"))
+            return 1;
+    }
+    return 0;
+}
+
+/** Data of the C library that a definition of the same name in the program would take over. */
+static const char *const libc_data[] = {"environ", "optarg", "optind", "opterr", "optopt", "daylight", "timezone",
+                                        "tzname", "signgam", "program_invocation_name",
+                                        "program_invocation_short_name", "h_errno", "errno"};
+
+/** Whether \p s is, in g++'s object of the emulator, a __device__ or __constant__ variable of the
+ *  file: a global variable there, under its plain name (nvcc makes its host shadow local). It
+ *  must be declared so on the line where the source first names it. */
+static int is_device_variable_on_emulator(const audit *a, const symbol *s)
+{
+    if (a->nvcc || !strchr("BDRCGS", s->type) || is_reserved_scope(s->name))
+        return 0;
+    for (size_t k = 0; k < COUNT(libc_data); k++)
+        if (strcmp(s->name, libc_data[k]) == 0)
+            return 0;
+    int line = line_of_name(&a->src, s->name);
+    if (line <= 0)
+        return 0;
+    size_t i = 0;
+    while (i < a->src.len && a->src.line[i] < line)
+        i++;
+    for (token tok; next_token(&a->src, &i, &tok) && tok.line == line;)
+        if (token_is(&a->src, &tok, "__device__") || token_is(&a->src, &tok, "__constant__"))
+            return 1;
+    return 0;
+}
+
+/** Whether the definition \p s is one a stage's object may hold. */
+static int definition_is_allowed(const audit *a, const symbol *s, const char *anonymous, size_t anonymous_len)
+{
+    if (is_launcher(a, s->name))
+        return 1;
+    if (strcmp(s->name, "DW.ref.__gxx_personality_v0") == 0) /* gcc's pointer to the C++ runtime's */
+        return 1;
+    if (!starts_with(s->name, "_Z")) /* C linkage: a name in the C library's and the kit's own space */
+        return is_device_variable_on_emulator(a, s);
+    const char *start;
+    size_t len = anonymous_namespace(s->name, &start);
+    if (len > 0) /* the file's own anonymous namespace, and only one: another file's is another name */
+        return anonymous && len == anonymous_len && strncmp(start, anonymous, len) == 0;
+    if ((a->nvcc && is_registered_here(a, s)) || is_typed_launcher(a, s->name))
+        return 1;
+    char scope[1024];
+    outer_scope(s->demangled, scope, sizeof scope);
+    if (is_weak_definition(s->type)) {
+        if (is_own_erased_launcher(a, s->name) || starts_with(s->name, "_ZN16kit_element_name"))
+            return 1;
+        for (size_t k = 0; k < COUNT(header_scopes); k++)
+            if (strcmp(scope, header_scopes[k]) == 0)
+                return 1;
+        /* the emulator's templates (the launch of a kernel, <<<...>>> rewritten), which its header
+         * instantiates for each kernel: its own code, whichever object the linker takes it from */
+        if (!a->nvcc && strcmp(scope, "emu") == 0 && strchr(s->demangled, '<'))
+            return 1;
+    }
+    /* g++'s object of the emulator: the stage's __device__ functions are host functions there;
+     * they may be global, outside the names of the libraries and the kit */
+    if (!a->nvcc && !is_reserved_scope(scope)) {
+        for (size_t k = 0; k < COUNT(header_scopes); k++)
+            if (strcmp(scope, header_scopes[k]) == 0)
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+static kit_audit_verdict check_defined_symbols(audit *a)
+{
+    if (!a->launcher[0])
+        find_launcher(a);
+    const char *anonymous = NULL;
+    size_t anonymous_len = 0;
+    for (size_t i = 0; i < a->syms.count && !anonymous; i++)
+        if (is_global_definition(a->syms.items[i].type))
+            anonymous_len = anonymous_namespace(a->syms.items[i].name, &anonymous);
+    const symbol *worst = NULL;
+    int worst_line = 0;
+    for (size_t i = 0; i < a->syms.count; i++) {
+        const symbol *s = &a->syms.items[i];
+        if (!is_global_definition(s->type) || definition_is_allowed(a, s, anonymous, anonymous_len))
+            continue;
+        int line = starts_with(s->name, "_Z") ? line_of_symbol(&a->src, s->demangled, NULL) : 0;
+        if (!line)
+            line = line_of_word(&a->src, s->name); /* its name, or an asm label that spells it */
+        if (!worst || (line > 0 && (worst_line == 0 || line < worst_line))) {
+            worst = s;
+            worst_line = line;
+        }
+    }
+    if (!worst)
+        return KIT_AUDIT_CLEAN;
+    char where[96];
+    line_phrase(worst_line, where, sizeof where);
+    for (size_t i = 0; i < a->registered.count; i++)
+        if (strcmp(a->registered.items[i], worst->name) == 0)
+            return say(a, KIT_AUDIT_FORBIDDEN,
+                       "%s defines the kernel %s with C linkage (%s): its host stub is a global C function that "
+                       "could replace the kit's or the C library's own in the grader's program; declare the kernel "
+                       "without extern \"C\".",
+                       a->who, worst->demangled, where);
+    return say(a, KIT_AUDIT_FORBIDDEN,
+               "%s defines %s (%s), a global symbol that is neither its launcher (KIT_REGISTER_STAGE) nor a "
+               "kernel: the grader's program is linked from this object first, so it could replace the kit's or "
+               "the C library's own; make it static or put it in an anonymous namespace.",
+               a->who, worst->demangled, where);
+}
+
+/* ------------------------------------------------------ check 8: inline assembly in host code */
+
+/** Whether the token at \p tok is the first thing on its line and a # (a preprocessor directive). */
+static int starts_directive(const source *src, const token *tok)
+{
+    if (src->text[tok->start] != '#' && !(src->text[tok->start] == '%' && src->text[tok->start + 1] == ':'))
+        return 0;
+    for (size_t k = tok->start; k > 0 && src->text[k - 1] != '\n'; k--)
+        if (!is_line_blank(src->text[k - 1]))
+            return 0;
+    return 1;
+}
+
+typedef enum { SCOPE_NAMESPACE, SCOPE_HOST, SCOPE_DEVICE } scope_kind;
+
+/**
+ * Inline assembly is device code's (inline PTX in a __device__ or __global__ function) and never
+ * host code's: on the host it is a raw system call or a symbol of any name, out of the compiler's
+ * sight. The source is read brace by brace: a { after `namespace` or `extern "C"` keeps file
+ * scope, one after a declaration that says __device__ or __global__ (or a macro that expands to
+ * one) opens device code, and anything inside device code is device code. Directive lines are
+ * skipped (a macro's body is judged where the object shows it: checks 6 and 7 see the symbols an
+ * asm label or file-scope assembly makes).
+ */
+static kit_audit_verdict check_host_assembly(audit *a)
+{
+    const source *src = &a->src;
+    enum { MAX_DEPTH = 256, MAX_MACROS = 64 };
+    scope_kind scopes[MAX_DEPTH];
+    char device_macros[MAX_MACROS][64];
+    int depth = 0, macros = 0, device = 0, names_namespace = 0;
+    token tok, prev = {0, 0, 0, 0};
+    size_t i = 0;
+    while (next_token(src, &i, &tok)) {
+        if (starts_directive(src, &tok)) {
+            /* #define NAME ... __device__ ...: NAME marks device code too */
+            size_t end = tok.start;
+            while (end < src->len && src->text[end] != '\n')
+                end++;
+            token word, name;
+            size_t k = i;
+            if (next_token(src, &k, &word) && token_is(src, &word, "define") && next_token(src, &k, &name) &&
+                name.ident && name.len < sizeof device_macros[0] && macros < MAX_MACROS) {
+                for (token body; k < end && next_token(src, &k, &body) && body.start < end;)
+                    if (token_is(src, &body, "__device__") || token_is(src, &body, "__global__")) {
+                        snprintf(device_macros[macros++], sizeof device_macros[0], "%.*s", (int)name.len,
+                                 src->text + name.start);
+                        break;
+                    }
+            }
+            i = end;
+            continue;
+        }
+        scope_kind here = depth > 0 ? scopes[depth - 1] : SCOPE_NAMESPACE;
+        if (token_is(src, &tok, ";") || token_is(src, &tok, "}") || token_is(src, &tok, "{")) {
+            if (token_is(src, &tok, "{") && depth < MAX_DEPTH)
+                scopes[depth++] = names_namespace || token_is(src, &prev, "extern") ? SCOPE_NAMESPACE
+                                  : here == SCOPE_DEVICE || device       ? SCOPE_DEVICE
+                                                                         : SCOPE_HOST;
+            else if (token_is(src, &tok, "{"))
+                return KIT_AUDIT_CLEAN; /* nested past reason: not a stage file; nvcc judges it */
+            else if (token_is(src, &tok, "}") && depth > 0)
+                depth--;
+            device = names_namespace = 0;
+        } else if (tok.ident && (token_is(src, &tok, "__device__") || token_is(src, &tok, "__global__"))) {
+            device = 1;
+        } else if (tok.ident && token_is(src, &tok, "namespace")) {
+            names_namespace = 1;
+        } else if (tok.ident) {
+            for (int m = 0; m < macros; m++)
+                if (tok.len == strlen(device_macros[m]) && strncmp(src->text + tok.start, device_macros[m], tok.len) == 0)
+                    device = 1;
+        }
+        if (tok.ident && (token_is(src, &tok, "asm") || token_is(src, &tok, "__asm__") || token_is(src, &tok, "__asm")) &&
+            here != SCOPE_DEVICE && !device) {
+            if (here == SCOPE_NAMESPACE)
+                return say(a, KIT_AUDIT_FORBIDDEN,
+                           "%s uses %.*s at file scope (line %d): an asm label or file-scope assembly gives host code "
+                           "a name or code of its own that the compiler never checks; inline PTX belongs inside "
+                           "__device__ and __global__ functions.",
+                           a->who, (int)tok.len, src->text + tok.start, tok.line);
+            return say(a, KIT_AUDIT_FORBIDDEN,
+                       "%s uses %.*s in host code (line %d, in a function that is not __device__ or __global__): "
+                       "inline assembly on the host can do anything behind the compiler's back; inline PTX belongs "
+                       "inside __device__ and __global__ functions.",
+                       a->who, (int)tok.len, src->text + tok.start, tok.line);
+        }
+        prev = tok;
+    }
+    return KIT_AUDIT_CLEAN;
+}
+
+/** Checks 6 and 7, on an object nvcc or the emulator's g++ made. */
+static kit_audit_verdict check_object_shape(audit *a)
+{
+    layout *l = calloc(1, sizeof *l);
+    if (!l)
+        return say(a, KIT_AUDIT_CANNOT_RUN, "cannot audit %s: out of memory.", a->who);
+    kit_audit_verdict verdict = read_layout(a, l)
+                                    ? check_code_outside_launcher(a, l)
+                                    : say(a, KIT_AUDIT_CANNOT_RUN, "cannot audit %s: objdump cannot read the "
+                                          "sections, symbols and relocations of %s.", a->who, a->object);
+    free_layout(l);
+    free(l);
+    return verdict == KIT_AUDIT_CLEAN ? check_defined_symbols(a) : verdict;
+}
+
 /* ---------------------------------------------------------------------------- the audit */
 
 static kit_audit_verdict find_tools(audit *a, const kit_audit_tools *tools)
@@ -1607,13 +2365,17 @@ static kit_audit_verdict audit_object(audit *a, const kit_audit_tools *tools)
                    a->object ? a->object : "(no object given)");
     kit_audit_verdict verdict = find_tools(a, tools);
     if (verdict == KIT_AUDIT_CLEAN)
-        verdict = read_symbols(a);
+        verdict = read_symbols(a, 1);
     if (verdict == KIT_AUDIT_CLEAN)
         verdict = check_undefined_symbols(a);
     if (verdict == KIT_AUDIT_CLEAN)
         verdict = check_kernels(a);
     if (verdict == KIT_AUDIT_CLEAN)
         verdict = check_system_calls(a);
+    if (verdict == KIT_AUDIT_CLEAN)
+        verdict = check_object_shape(a);
+    if (verdict == KIT_AUDIT_CLEAN)
+        verdict = check_host_assembly(a);
     return verdict;
 }
 
@@ -1641,6 +2403,57 @@ kit_audit_verdict kit_audit_stage(int stage, const char *object, const char *sou
         message[0] = '\0';
     free_source(&a->src);
     free_symbols(&a->syms);
+    strings_free(&a->registered);
+    free(a);
+    return verdict;
+}
+
+kit_audit_verdict kit_audit_object_shape(int stage, const char *object, const char *source, const char *shown,
+                                         const char *launcher_symbol, const kit_audit_tools *tools, char *message,
+                                         size_t size)
+{
+    audit *a = calloc(1, sizeof *a);
+    if (message && size > 0)
+        message[0] = '\0';
+    if (!a) {
+        if (message && size > 0)
+            snprintf(message, size, "cannot audit stage %d's object: out of memory.", stage);
+        return KIT_AUDIT_CANNOT_RUN;
+    }
+    a->message = message;
+    a->size = size;
+    a->source_path = source;
+    a->object = object;
+    const char *path = shown && *shown ? shown : source && *source ? source : object;
+    snprintf(a->who, sizeof a->who, "stage %d's file%s%s", stage, path && *path ? " " : "", path ? path : "");
+    if (launcher_symbol && strlen(launcher_symbol) < sizeof a->launcher)
+        snprintf(a->launcher, sizeof a->launcher, "%s", launcher_symbol);
+    kit_audit_verdict verdict = KIT_AUDIT_CLEAN;
+    /* the source only gives the message its lines: without it the rules are the same */
+    if (source && *source && !(is_small_regular_file(source, MAX_SOURCE_BYTES) && load_source(&a->src, source)))
+        verdict = say(a, KIT_AUDIT_CANNOT_RUN, "cannot audit %s: cannot read %s (missing, not a file, or over 4 MB).",
+                      a->who, source);
+    if (verdict == KIT_AUDIT_CLEAN && !is_small_regular_file(object, MAX_OBJECT_BYTES))
+        verdict = say(a, KIT_AUDIT_CANNOT_RUN,
+                      "cannot audit %s: cannot read the object %s (missing, not a file, or over 512 MB).", a->who,
+                      object ? object : "(no object given)");
+    if (verdict == KIT_AUDIT_CLEAN)
+        verdict = find_tools(a, tools);
+    if (verdict == KIT_AUDIT_CLEAN)
+        verdict = read_symbols(a, 0);
+    /* nvcc's object: its registered kernels and device variables have global stubs and shadows */
+    strings names = {0};
+    if (verdict == KIT_AUDIT_CLEAN && a->nvcc && !read_string_literals(a, &names))
+        verdict = say(a, KIT_AUDIT_CANNOT_RUN, "cannot audit %s: objdump cannot read the object %s.", a->who,
+                      a->object);
+    a->registered = names;
+    if (verdict == KIT_AUDIT_CLEAN)
+        verdict = check_object_shape(a);
+    if (verdict == KIT_AUDIT_CLEAN && message && size > 0)
+        message[0] = '\0';
+    free_source(&a->src);
+    free_symbols(&a->syms);
+    strings_free(&a->registered);
     free(a);
     return verdict;
 }

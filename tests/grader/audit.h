@@ -15,11 +15,19 @@
  *      (KIT_EMULATOR, __CUDACC__, __GNUC__, ...): a stage file must behave the same on a GPU
  *      and on the kit's CPU emulator;
  *   3. the object's undefined host symbols (nm): only kernel launches, read-only device
- *      queries, compiler glue and debug printing;
+ *      queries, compiler glue and debug printing (printf, puts, putchar: no FILE);
  *   4. the kernels the object registers (and, where cuobjdump is installed, those its cubins
  *      hold): each must be defined by the file itself, at file scope or in an anonymous
  *      namespace;
- *   5. the object's host machine code (objdump -d): no raw system call.
+ *   5. the object's host machine code (objdump -d): no raw system call;
+ *   6. what runs outside the launcher: no constructor, destructor or initializer of the file's
+ *      own before or after main (only nvcc's registration constructor in .init_array), and no
+ *      atexit but nvcc's;
+ *   7. the object's defined global symbols: its launcher and signature (KIT_REGISTER_STAGE), its
+ *      kernels' stubs, its anonymous namespace and the weak instances of the CUDA headers'
+ *      templates, nothing else (the runner is linked from this object first: any other global
+ *      definition could replace the kit's, the C library's or the C++ library's own);
+ *   8. the source: no inline assembly outside __device__ and __global__ functions, no asm label.
  *
  * The audit only reads files and runs nm and objdump (and cuobjdump where it is installed);
  * it never prints. Its message names the call and the line of the source where it appears.
@@ -63,6 +71,30 @@ typedef enum {
  */
 kit_audit_verdict kit_audit_stage(int stage, const char *object, const char *source, const char *shown,
                                   const kit_audit_tools *tools, char *message, size_t size);
+
+/**
+ * Audits only what an object defines and runs outside its launcher (checks 6 and 7 above), of
+ * any object of a stage file: nvcc's (as kit_audit_stage does), or the one g++ made of the file
+ * rewritten for the CPU emulator, where the __device__ functions are host functions and may be
+ * global, but nothing may be defined with C linkage (but the launcher and its signature) or in
+ * the namespaces std::, __gnu_cxx::, __cxxabiv1::, emu:: (but the emulator's own
+ * emu::kernel_call<...> instances), and no startup code may run but ThreadSanitizer's module
+ * constructor (-fsanitize=thread) and nvcc's registration.
+ *
+ * \param stage           the stage number, for the message
+ * \param object          the object (nvcc's, or g++'s of the emulator)
+ * \param source          the stage's .cu file, for the lines in the message; NULL: no lines
+ * \param shown           the path to show in the message; NULL or "" shows \p source (or \p object)
+ * \param launcher_symbol the launcher's C symbol (kit_<impl>_<name>; its signature is that and
+ *                        _signature); NULL: the one pair kit_*, kit_*_signature the object defines
+ * \param tools           where nm and objdump are; NULL: on PATH
+ * \param message         filled as kit_audit_stage fills it; may be NULL
+ * \param size            the size of \p message
+ * \return KIT_AUDIT_CLEAN, KIT_AUDIT_FORBIDDEN or KIT_AUDIT_CANNOT_RUN
+ */
+kit_audit_verdict kit_audit_object_shape(int stage, const char *object, const char *source, const char *shown,
+                                         const char *launcher_symbol, const kit_audit_tools *tools, char *message,
+                                         size_t size);
 
 #ifdef __cplusplus
 }
