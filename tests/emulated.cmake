@@ -101,7 +101,10 @@ foreach(entry IN LISTS kit_graded_files)
   endif()
   if("emulated" IN_LIST parts)
     set(test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
-    add_test(NAME ${test} COMMAND ${wrap} $<TARGET_FILE:kit_grade> emulated --runner "${runner_path}" ${base})
+    # The emulator's own object of the file is audited too (its defined symbols and startup code):
+    # its runner links it, not nvcc's.
+    add_test(NAME ${test} COMMAND ${wrap} $<TARGET_FILE:kit_grade> emulated --runner "${runner_path}" ${base}
+                                  --emu-object $<TARGET_OBJECTS:emu_graded_${id}_plain>)
     set_tests_properties(${test} PROPERTIES LABELS "emulated;${labels}" TIMEOUT 900 ENVIRONMENT "${kit_emu_env}"
                                             COST 40) # the longest: CTest starts them first
   endif()

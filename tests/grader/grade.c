@@ -46,6 +46,7 @@ typedef struct grade_args {
     const char *part;     /* correctness, speedup, emulated, probe, sandbox */
     int stage;
     const char *runner, *object, *source, *shown;
+    const char *emu_object; /* the CPU emulator's object of the same file (emulated: its runner links that) */
     const char *results, *logs, *config;
     const char *nm, *objdump, *cuobjdump;
     size_t speed_n;       /* 0: chosen at random now */
@@ -97,6 +98,8 @@ static int parse_args(int argc, char **argv)
             args.runner = v;
         else if (strcmp(a, "--object") == 0)
             args.object = v;
+        else if (strcmp(a, "--emu-object") == 0)
+            args.emu_object = v;
         else if (strcmp(a, "--source") == 0)
             args.source = v;
         else if (strcmp(a, "--shown") == 0)
@@ -379,6 +382,11 @@ static void audit_once(void)
     kit_audit_tools tools = {args.nm, args.objdump, args.cuobjdump};
     audit_verdict = kit_audit_stage(args.stage, args.object, args.source, args.shown, &tools, audit_message,
                                     sizeof audit_message);
+    /* The emulated runner links the emulator compiler's object, not nvcc's: what it defines and
+     * runs before main must pass the same rules. */
+    if (audit_verdict == KIT_AUDIT_CLEAN && args.emu_object && access(args.emu_object, R_OK) == 0)
+        audit_verdict = kit_audit_object_shape(args.stage, args.emu_object, args.source, args.shown, NULL, &tools,
+                                               audit_message, sizeof audit_message);
 }
 
 /* ---------------------------------------------------------------- advice without a GPU */
