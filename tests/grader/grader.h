@@ -342,7 +342,7 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
 kit_status kit_plan_large(kit_plan *plan, int stage, kit_random *random, kit_error *err);
 /** Two drawn inputs (about 2^20 and about 6,000 elements), 10 runs each at every block size. */
 kit_status kit_plan_repeats(kit_plan *plan, int stage, kit_random *random, kit_error *err);
-/** Within 2^16 of kit_max_n() (2^30 words), at the smallest and largest block size. */
+/** Within 2^16 of kit_max_n() (2^30 words), random small ints, at the smallest and largest block size. */
 kit_status kit_plan_largest(kit_plan *plan, int stage, kit_random *random, kit_error *err);
 /** A speed case around \p base elements: n from base / 2 to 2 x base, any supported block size, a fresh seed. */
 void kit_plan_speed_case(int stage, size_t base, kit_random *random, size_t *n, unsigned *threads,
