@@ -203,8 +203,13 @@ static int test_last_block(void)
                     if (order[k] == n - 1)
                         break;
                 }
-                check(got == (int)predicted, "%s: got %d, not the sum of the blocks run up to the last one (%lld)",
-                      what, got, predicted);
+                /* Where the emulator holds back unfenced global stores (the counting build: a block's
+                 * plain stores reach other blocks only after a __threadfence() or at the kernel's
+                 * end), the last block sees its own sum alone; this kernel has no fence. */
+                const long long own = (long long)threads[t] * n;
+                check(got == (int)predicted || got == (int)own,
+                      "%s: got %d, neither the sum of the blocks run up to the last one (%lld) nor the last "
+                      "block's own (%lld)", what, got, predicted, own);
                 check(got != (int)total, "%s: the right sum, %lld: block %u ran last", what, total, n - 1);
             }
             free(in);
