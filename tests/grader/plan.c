@@ -173,61 +173,82 @@ static int supported(int stage, unsigned threads)
     return threads >= low && threads <= high;
 }
 
-kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err)
+/* The patterns one size runs: every one at the small sizes, where runs cost nothing; above
+ * 4096 elements, where the time goes (on the CPU emulator above all), all ones, last-only and
+ * LARGE_SEEDED seeded patterns drawn for this size (over the large sizes, every pattern runs). */
+static void patterns_for_size(size_t n, kit_random *random, int runs[KIT_PATTERN_COUNT])
 {
-    unsigned low, high;
-    kit_grade_threads(stage, &low, &high);
-    const kit_problem problem = kit_grade_problem(stage);
-    for (unsigned t = low; t <= high; t *= 2) {
-        if (!supported(stage, t))
-            continue;
-        size_t sizes[FIXED_SIZES + RELATIVE_SIZES + DRAWN_SIZES + 1];
-        int count = 0;
-        for (size_t s = 0; s < FIXED_SIZES; s++)
-            if (!max_n || fixed_sizes[s] <= max_n)
-                sizes[count++] = fixed_sizes[s];
-        for (int r = 0; r < RELATIVE_SIZES; r++)
-            if (!max_n || relative_size(t, r) <= max_n)
-                sizes[count++] = relative_size(t, r);
-        /* On the CPU emulator (max_n set) below 2^17: a drawn size tests the odd shape of n, not
-         * its scale, and the emulator runs a GPU thread per fiber. */
-        const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
-        for (int r = 0; r < DRAWN_SIZES; r++)
-            sizes[count++] = between(random, 1, range);
-        /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too:
-         * the largest input there, several passes and a ragged last block. */
-        int listed = 0;
-        for (int s = 0; s < count; s++)
-            listed |= sizes[s] == max_n;
-        if (max_n && !listed && max_n < fixed_sizes[FIXED_SIZES - 1])
-            sizes[count++] = max_n;
-        for (int s = 0; s < count; s++) {
-            /* Every pattern at the small sizes, where runs cost nothing; above 4096 elements, where
-             * the time goes, all ones, last-only and LARGE_SEEDED seeded patterns drawn for each
-             * size (over the eight large sizes of six block sizes, every pattern runs many times). */
-            int drawn[KIT_PATTERN_COUNT] = {0};
-            int seeded_count = 0;
-            for (int p = 0; p < KIT_PATTERN_COUNT; p++)
-                seeded_count += seeded((kit_pattern)p);
-            int seeded_left = seeded_count < LARGE_SEEDED ? seeded_count : LARGE_SEEDED;
-            while (sizes[s] > 4096 && seeded_left > 0) {
-                kit_pattern p = seeded_pattern(random);
-                if (!drawn[p]) {
-                    drawn[p] = 1;
-                    seeded_left--;
-                }
-            }
-            for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
-                /* The order puts first what says the most when it fails: all ones counts lost
-                 * elements, last-only a lost tail. */
-                kit_pattern pattern = pattern_in_order(p);
-                if (sizes[s] > 4096 && seeded(pattern) && !drawn[pattern])
-                    continue;
-                if (!add(plan, sizes[s], t, pattern, seeded(pattern) ? extreme_seed(random, sizes[s], t) : 1, 1))
-                    return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
-            }
+    int seeded_count = 0;
+    for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
+        runs[p] = n <= 4096 || !seeded((kit_pattern)p);
+        seeded_count += seeded((kit_pattern)p);
+    }
+    int left = n <= 4096 ? 0 : seeded_count < LARGE_SEEDED ? seeded_count : LARGE_SEEDED;
+    while (left > 0) {
+        kit_pattern p = seeded_pattern(random);
+        if (!runs[p]) {
+            runs[p] = 1;
+            left--;
         }
     }
+}
+
+/* One input of \p n elements for each pattern the size runs, each at every block size of
+ * \p threads: the runner makes it once and kit_grade checks it once for all of them. */
+static int add_size(kit_plan *plan, size_t n, const unsigned *threads, int thread_count, kit_random *random)
+{
+    int runs[KIT_PATTERN_COUNT];
+    patterns_for_size(n, random, runs);
+    for (int p = 0; p < KIT_PATTERN_COUNT; p++) {
+        /* The order puts first what says the most when it fails: all ones counts lost elements,
+         * last-only a lost tail. */
+        kit_pattern pattern = pattern_in_order(p);
+        if (!runs[pattern])
+            continue;
+        const unsigned edge = threads[between(random, 0, (size_t)(thread_count - 1))];
+        const unsigned long long seed = seeded(pattern) ? extreme_seed(random, n, edge) : 1;
+        for (int t = 0; t < thread_count; t++)
+            if (!add(plan, n, threads[t], pattern, seed, 1))
+                return 0;
+    }
+    return 1;
+}
+
+kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err)
+{
+    unsigned low, high, threads[16];
+    kit_grade_threads(stage, &low, &high);
+    const kit_problem problem = kit_grade_problem(stage);
+    int thread_count = 0;
+    for (unsigned t = low; t <= high && thread_count < 16; t *= 2)
+        if (supported(stage, t))
+            threads[thread_count++] = t;
+    size_t sizes[FIXED_SIZES + DRAWN_SIZES + 1];
+    int count = 0;
+    for (size_t s = 0; s < FIXED_SIZES; s++)
+        if (!max_n || fixed_sizes[s] <= max_n)
+            sizes[count++] = fixed_sizes[s];
+    /* On the CPU emulator (max_n set) below 2^17: a drawn size tests the odd shape of n, not its
+     * scale, and the emulator runs a GPU thread per fiber. */
+    const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
+    for (int r = 0; r < DRAWN_SIZES; r++)
+        sizes[count++] = between(random, 1, range);
+    /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too: the
+     * largest input there, several passes and a ragged last block. */
+    int listed = 0;
+    for (int s = 0; s < count; s++)
+        listed |= sizes[s] == max_n;
+    if (max_n && !listed && max_n < fixed_sizes[FIXED_SIZES - 1])
+        sizes[count++] = max_n;
+    for (int s = 0; s < count; s++)
+        if (!add_size(plan, sizes[s], threads, thread_count, random))
+            return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+    /* Sizes relative to one block size, at that block size only. */
+    for (int t = 0; t < thread_count; t++)
+        for (int r = 0; r < RELATIVE_SIZES; r++)
+            if ((!max_n || relative_size(threads[t], r) <= max_n) &&
+                !add_size(plan, relative_size(threads[t], r), &threads[t], 1, random))
+                return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
     /* A float stage must give the same bits every run: two drawn inputs, KIT_REPRODUCIBLE_RUNS
      * runs each at every block size (many blocks and three passes; a few blocks). */
     if (problem.type == KIT_FLOAT) {
