@@ -55,6 +55,7 @@ typedef enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
     cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,

@@ -23,6 +23,15 @@ void record_fault(cudaError_t code, const char *format, ...) __attribute__((form
 /** Forgets a sticky fault (cudaDeviceReset). */
 void clear_fault();
 
+/** A misaligned load or store in the running kernel (emu/tools/misaligned_access.cpp, before the
+ *  access): records cudaErrorMisalignedAddress, "emulator: kernel<<<grid, block>>> launched at
+ *  file:line, block b: thread t loads an int4 at file:line through address 0x..., not a multiple
+ *  of 16 bytes: a misaligned address, which fails the kernel on a GPU", and ends the launch at
+ *  once, as the scheduler's other kernel faults. Inside a kernel only (counting.lane set); does
+ *  not return. \p access: "loads", "stores" or "accesses"; \p type: "int4", ... */
+[[noreturn]] void misaligned_address_error(const char *access, const char *type, const char *file, unsigned line,
+                                           const void *address, unsigned long long bytes);
+
 /* The emulated device, an sm_90 GPU (runtime.cpp has the whole description). */
 constexpr int kSmCount = 132;
 constexpr int kThreadsPerSm = 2048;

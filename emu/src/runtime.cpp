@@ -471,6 +471,7 @@ const char *cudaGetErrorName(cudaError_t error)
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorIllegalInstruction: return "cudaErrorIllegalInstruction";
+    case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
@@ -487,6 +488,7 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidSymbol: return "invalid device symbol";

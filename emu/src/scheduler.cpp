@@ -1507,6 +1507,17 @@ void shared_index_error(const char *name, const char *file, int line, long long 
     abandon_from_fiber();
 }
 
+void misaligned_address_error(const char *access, const char *type, const char *file, unsigned line,
+                              const void *address, unsigned long long bytes)
+{
+    char a[40];
+    const char *article = type[0] && strchr("aeiou", type[0]) ? "an" : "a";
+    fault(cudaErrorMisalignedAddress, "%s %s %s %s at %s:%u through address %p, not a multiple of %llu bytes: a "
+          "misaligned address, which fails the kernel on a GPU", thread_name(*S.current, a, sizeof a), access, article,
+          type, file, line, address, bytes);
+    abandon_from_fiber(); /* before the access: it never happens, as on a GPU (and movaps never crashes) */
+}
+
 } // namespace emu
 
 extern "C" {

@@ -7,26 +7,25 @@
  * x86 loads it, so `*reinterpret_cast<const int4 *>(in + 1)` would be right on the emulator and
  * wrong on every GPU. The build compiles stage files with GCC's -fsanitize=alignment
  * (emu/CMakeLists.txt), which checks each access against its type's alignment (the emulator's
- * vector types are aligned as CUDA's: emu_kernel.h) and calls the handler below when it is not
- * met; libubsan is not linked, this file answers the call. Part of the emulator's runtime.
+ * vector types are aligned as CUDA's: emu_kernel.h) and calls the handler below, before the
+ * access, when it is not met; libubsan is not linked, this file answers the call. Part of the
+ * emulator's runtime.
  *
- * Inside a kernel the first such access is recorded as the sticky fault of the launch, with the
- * source line: every later CUDA call returns it, as after a GPU's fault, and cudaGetErrorString
- * gives the message. The scheduler has no way for this file to stop the running thread (its
- * faults end a thread from inside emu/src/scheduler.cpp), so the kernel runs on; its results
- * are never read, since the fault is sticky. Where the compiler moved the data with an
- * instruction that needs the alignment (movaps), the access then crashes: the message is
- * written to stderr first, since the emulator's crash report names no line. Host code (the
- * launcher) runs on the CPU, where the access is legal: not reported.
+ * Inside a kernel the access is a fault of the launch, like the scheduler's others
+ * (emu::misaligned_address_error, emu/src/scheduler.cpp): the message names the kernel, its
+ * launch, the block, the thread and the line of the access; the thread stops there, before the
+ * access (so an access the compiler made with an instruction that needs the alignment, movaps,
+ * never runs and never crashes), and the launch ends at once. The fault is sticky: every later
+ * CUDA call returns it, as after a GPU's fault, and cudaGetErrorString gives the message.
+ * Host code (the launcher) runs on the CPU, where the access is legal: not reported.
  */
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <unistd.h>
 
 #include "emu_internal.h"
-#include "emu_kernel.h"
 
 namespace {
 
@@ -46,36 +45,6 @@ struct TypeMismatchData {
     unsigned char check_kind; /* 0 load, 1 store, 2 reference binding, 3 member access, ... */
 };
 
-constexpr cudaError_t kMisalignedAddress = static_cast<cudaError_t>(716); /* CUDA's cudaErrorMisalignedAddress */
-
-struct sigaction previous_segv, previous_bus;
-bool crash_note_installed = false;
-
-/* A crash after the recorded fault: the recorded message, then the emulator's own report. */
-void crash_note(int signal_number)
-{
-    if (emu::sticky_error == kMisalignedAddress) {
-        ssize_t written = write(2, emu::fault_message, strlen(emu::fault_message));
-        written = write(2, "\n", 1);
-        (void)written;
-    }
-    const struct sigaction &previous = signal_number == SIGBUS ? previous_bus : previous_segv;
-    sigaction(signal_number, &previous, nullptr);
-    raise(signal_number);
-}
-
-void install_crash_note()
-{
-    if (crash_note_installed)
-        return;
-    crash_note_installed = true;
-    struct sigaction action = {};
-    action.sa_handler = crash_note;
-    action.sa_flags = SA_ONSTACK | SA_NODEFER;
-    sigaction(SIGSEGV, &action, &previous_segv);
-    sigaction(SIGBUS, &action, &previous_bus);
-}
-
 /** "const struct int4" -> "int4". */
 void type_name(const TypeDescriptor *type, char *out, size_t size)
 {
@@ -91,47 +60,31 @@ void type_name(const TypeDescriptor *type, char *out, size_t size)
         out[length - 1] = '\0';
 }
 
+/** Inside a kernel: the launch's fault, and the thread stops here (does not return). */
 void misaligned(void *raw, void *pointer)
 {
-    if (!emu::counting.lane || emu::sticky_error != cudaSuccess)
-        return; /* host code, or a fault already recorded for this launch */
+    if (!emu::counting.lane)
+        return; /* host code: the CPU's access is legal */
     const TypeMismatchData *data = static_cast<const TypeMismatchData *>(raw);
-    unsigned long long bytes = 1ull << data->log_alignment;
-    char type[120], dims[96], block[64], thread[64];
+    char type[120];
     type_name(data->type, type, sizeof type);
-    if (gridDim.y == 1 && gridDim.z == 1 && blockDim.y == 1 && blockDim.z == 1)
-        snprintf(dims, sizeof dims, "%u, %u", gridDim.x, blockDim.x);
-    else
-        snprintf(dims, sizeof dims, "(%u,%u,%u), (%u,%u,%u)", gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y,
-                 blockDim.z);
-    if (gridDim.y == 1 && gridDim.z == 1)
-        snprintf(block, sizeof block, "block %u", blockIdx.x);
-    else
-        snprintf(block, sizeof block, "block (%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
-    if (blockDim.y == 1 && blockDim.z == 1)
-        snprintf(thread, sizeof thread, "thread %u", threadIdx.x);
-    else
-        snprintf(thread, sizeof thread, "thread (%u,%u,%u)", threadIdx.x, threadIdx.y, threadIdx.z);
-    const char *verb = data->check_kind == 1 ? "stores" : data->check_kind == 0 || data->check_kind == 2 ? "loads"
-                                                                                                          : "accesses";
-    emu::record_fault(kMisalignedAddress,
-                      "emulator: a kernel<<<%s>>>, %s: %s %s %s %s at %s:%u through address %p, not a multiple "
-                      "of %llu bytes: a misaligned address, which fails the kernel on a GPU (cudaErrorMisalignedAddress)",
-                      dims, block, thread, verb, strchr("aeiou", type[0]) ? "an" : "a", type,
-                      data->location.file ? data->location.file : "?", data->location.line, pointer, bytes);
-    install_crash_note();
+    const char *access = data->check_kind == 1 ? "stores" : data->check_kind == 0 || data->check_kind == 2 ? "loads"
+                                                                                                            : "accesses";
+    emu::misaligned_address_error(access, type, data->location.file ? data->location.file : "?",
+                                  data->location.line, pointer, 1ull << data->log_alignment);
 }
 
 } // namespace
 
 extern "C" {
 void __ubsan_handle_type_mismatch_v1(void *data, void *pointer) { misaligned(data, pointer); }
-/* -fno-sanitize-recover's form, which must not return. */
+/* -fno-sanitize-recover's form, which must not return: in host code the program ends. */
 void __ubsan_handle_type_mismatch_v1_abort(void *data, void *pointer)
 {
     misaligned(data, pointer);
-    if (emu::sticky_error == kMisalignedAddress)
-        fprintf(stderr, "%s\n", emu::fault_message);
+    const TypeMismatchData *d = static_cast<const TypeMismatchData *>(data);
+    fprintf(stderr, "emulator: host code accesses %p at %s:%u, not a multiple of %llu bytes\n", pointer,
+            d->location.file ? d->location.file : "?", d->location.line, 1ull << d->log_alignment);
     _exit(1);
 }
 }
