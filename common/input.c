@@ -308,12 +308,52 @@ int32_t kit_pattern_word(kit_problem problem, size_t n, kit_pattern pattern, uin
     return pattern_word(&plan, problem, n, pattern, seed, element, component);
 }
 
+/* The int sum's small patterns in loops of their own, with the same values as pattern_word():
+ * the 2^30 case makes and checks a billion of them, and the general per-word path took twice as
+ * long (2^27 random ints on this 2-core machine: a fill 1.18 s against 0.63 s, a sum 0.72 s
+ * against 0.35 s). Returns 0 for a pattern it does not handle. */
+static int fill_small_sum(int32_t *words, size_t n, kit_pattern pattern, uint64_t seed)
+{
+    switch (pattern) {
+    case KIT_PATTERN_RANDOM:
+        for (size_t i = 0; i < n; i++)
+            words[i] = (int32_t)(random_at(seed, i) % 17) - 8;
+        return 1;
+    case KIT_PATTERN_ONES:
+        for (size_t i = 0; i < n; i++)
+            words[i] = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int sum_small(size_t n, kit_pattern pattern, uint64_t seed, int64_t *sum)
+{
+    int64_t total = 0;
+    switch (pattern) {
+    case KIT_PATTERN_RANDOM:
+        for (size_t i = 0; i < n; i++)
+            total += (int64_t)(random_at(seed, i) % 17) - 8;
+        break;
+    case KIT_PATTERN_ONES:
+        total = (int64_t)n;
+        break;
+    default:
+        return 0;
+    }
+    *sum = total;
+    return 1;
+}
+
 void kit_fill_problem(kit_problem problem, int32_t *words, size_t n, kit_pattern pattern, uint64_t seed)
 {
     if ((unsigned)pattern >= KIT_PATTERN_COUNT) {
         memset(words, 0, n * kit_in_words(problem) * sizeof *words);
         return;
     }
+    if (kit_problem_equal(problem, KIT_INT_SUM) && fill_small_sum(words, n, pattern, seed))
+        return;
     full_range_plan plan;
     if (pattern_rows[pattern].full_range)
         plan_full_range(&plan, problem, n, pattern, seed);
@@ -333,10 +373,12 @@ int64_t kit_pattern_sum(size_t n, kit_pattern pattern, uint64_t seed)
 {
     if ((unsigned)pattern >= KIT_PATTERN_COUNT)
         return 0;
+    int64_t sum = 0;
+    if (sum_small(n, pattern, seed, &sum))
+        return sum;
     full_range_plan plan;
     if (pattern_rows[pattern].full_range)
-        plan_full_range(&plan, KIT_INT_SUM, n, pattern, seed);
-    int64_t sum = 0; /* exact: 2^30 values of magnitude at most 2^31 stay within 2^61 */
+        plan_full_range(&plan, KIT_INT_SUM, n, pattern, seed); /* exact: 2^30 values of magnitude at most 2^31 stay within 2^61 */
     for (size_t i = 0; i < n; i++)
         sum += pattern_word(&plan, KIT_INT_SUM, n, pattern, seed, i, 0);
     return sum;
