@@ -216,8 +216,11 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
         const kit_result *r = &grades[i].parts[KIT_PART_SPEEDUP];
         if (r->timed_n == 0)
             continue;
-        fprintf(out, "%s stage %d n = %zu seed %llu", timed++ ? ";" : "\nTimed (n and seed drawn for this run):",
-                grades[i].stage, r->timed_n, r->timed_seed);
+        fprintf(out, "%s stage %d n = %zu", timed++ ? ";" : "\nTimed (n, block size and seed drawn for this run):",
+                grades[i].stage, r->timed_n);
+        if (r->timed_threads)
+            fprintf(out, " at %u threads", r->timed_threads);
+        fprintf(out, " seed %llu", r->timed_seed);
     }
     if (timed)
         fprintf(out, "\n");
