@@ -1081,6 +1081,15 @@ START_TEST(a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with
     kit_stage_grade g;
     kit_grade_stage(&c, dir, 8, &g);
     ck_assert_msg(g.score == 10 && g.emulator_not_built, "%g", g.score);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, &g, 1, "Grade report");
+    fclose(f);
+    ck_assert_msg(strstr(text, "compiles with nvcc but not on the kit's CPU emulator") && strstr(text, "no points lost") &&
+                      !strstr(text, "FAIL") && strstr(text, "10 / 10"),
+                  "%s", text);
+    free(text);
     /* without a GPU there is nothing else to grade it: no points */
     put(8, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
     kit_grade_stage(&c, dir, 8, &g);
@@ -1099,7 +1108,14 @@ START_TEST(a_load_rule_that_did_not_run_earns_no_speed_points)
             put(15, (kit_part)p, KIT_OUTCOME_PASS, "ok");
     kit_stage_grade g;
     kit_grade_stage(&c, dir, 15, &g);
-    ck_assert_msg(g.score == 8 && g.part_score[1] == 0, "%g", g.score);
+    ck_assert_msg(g.score == 8 && g.part_score[1] == 0 && g.load_rule_missing, "%g", g.score);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, &g, 1, "Grade report");
+    fclose(f);
+    ck_assert_msg(strstr(text, "FAIL (no load rule ran)") && strstr(text, "did not run here"), "%s", text);
+    free(text);
 }
 END_TEST
 

@@ -243,6 +243,21 @@ static int parse_case(const char *line, kit_case *c)
     return 1;
 }
 
+/* A runner whose stage hung leaves with KIT_RUNNER_HUNG_EXIT after "done" (CUDA's clean-up would
+ * wait for the hung kernel): that exit is its own, not a sign of tampering, where a run or an
+ * error line says it timed out. The part fails anyway, with that run's message. */
+static int hung_and_said_so(const runner_reply *r)
+{
+    if (!r->run.exited || r->run.code != KIT_RUNNER_HUNG_EXIT)
+        return 0;
+    if (r->error[0] && r->error_status == KIT_TIMEOUT)
+        return 1;
+    for (int i = 0; i < r->log.count; i++)
+        if (r->log.cases[i].status == KIT_TIMEOUT)
+            return 1;
+    return 0;
+}
+
 static void parse_reply(runner_reply *r)
 {
     char *text = r->run.reply ? r->run.reply : "";
@@ -318,10 +333,12 @@ static void parse_reply(runner_reply *r)
     else if (r->dones == 0 || (r->devices == 0 && !r->error[0]))
         snprintf(r->problem, sizeof r->problem, "%s ended before the grader got a verdict (%s)%s%s", subject(), how,
                  r->error[0] ? ": " : "", r->error);
-    else if (!r->probing && (r->run.timed_out || !r->run.exited || r->run.code != 0))
+    else if (!r->probing && (r->run.timed_out || !r->run.exited || r->run.code != 0) && !hung_and_said_so(r))
         /* "done" is only a line: the process must also end cleanly, or something in it did not. */
         snprintf(r->problem, sizeof r->problem, "%s said it was done, but %s; nothing it said counts", subject(), how);
-    else if (r->plan) {
+    else if (r->plan && !r->error[0] && !hung_and_said_so(r)) {
+        /* An error line (a workspace that could not be made, a hang) fails the part with its own
+         * words; the answers are checked against the plan where the runner got through it. */
         char why[700];
         /* The 4 GiB cases may be left out where the machine cannot hold them, with a skip line. */
         const size_t huge = r->skip[0] ? (size_t)1 << 29 : 0;
@@ -418,6 +435,13 @@ static void write_advice(const runner_reply *r)
  * and written as the stage's emulated-speed part. Nothing for another stage, or for a stage
  * that failed (the runner counts only a correct one); a skip where this emulator build does not
  * count (KIT_EMU_COUNTERS=OFF). */
+/* The load rule's counts asked for in this grading: the runner's must be these, no others. */
+static struct {
+    size_t n;
+    unsigned threads[2];
+    int count;
+} loads_asked;
+
 static void write_loads_verdict(const runner_reply *r)
 {
     if (!args.results)
@@ -437,8 +461,17 @@ static void write_loads_verdict(const runner_reply *r)
         /* A rule that could not run earns nothing: otherwise not being countable would be a way round it. */
         result.outcome = KIT_OUTCOME_FAIL;
         snprintf(result.message, sizeof result.message, "stage %d's global loads could not be counted, so its load "
-                 "rule could not run and it earns no speed points: %s", args.stage,
+                 "rule could not run and it earns no speed points: %s (the counts need the emulator's plain build "
+                 "with GCC and KIT_EMU_COUNTERS=ON)", args.stage,
                  r->uncounted[0] ? r->uncounted : "the CPU emulator sent no counts");
+    } else if (r->has_loads != loads_asked.count || r->loads_n[0] != loads_asked.n ||
+               r->loads_threads[0] != loads_asked.threads[0] ||
+               (loads_asked.count > 1 && (r->loads_n[1] != loads_asked.n ||
+                                          r->loads_threads[1] != loads_asked.threads[1]))) {
+        result.outcome = KIT_OUTCOME_FAIL;
+        snprintf(result.message, sizeof result.message, "stage %d's global loads were not counted at the n and block "
+                 "sizes the grader drew (n = %zu, %u and %u threads), so its load rule could not run", args.stage,
+                 loads_asked.n, loads_asked.threads[0], loads_asked.threads[loads_asked.count - 1]);
     } else {
         /* Every drawn block size must pass: the first that fails decides the message. */
         for (int i = 0; i < r->has_loads; i++) {
@@ -645,6 +678,10 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
         request[5] = threads[0];
         request[6] = second != first ? threads[1] : NULL;
         request[7] = NULL;
+        loads_asked.n = strtoull(loads_n, NULL, 10);
+        loads_asked.threads[0] = choices[first];
+        loads_asked.threads[1] = choices[second];
+        loads_asked.count = second != first ? 2 : 1;
     }
     runner_reply r;
     ask_runner_plan(args.runner, request, &plan, 600, &r);

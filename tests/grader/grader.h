@@ -275,6 +275,7 @@ typedef struct kit_stage_grade {
     int emulated_correctness; /**< correctness comes from the CPU emulator */
     int emulated_races;       /**< the sanitizer column comes from the emulator's race check */
     int emulator_not_built;   /**< the emulator's compiler could not build the file: the GPU graded it alone */
+    int load_rule_missing;    /**< a stage with a load rule passed the clock, but the rule did not run: no speed points */
     char advice[1024];        /**< what the CPU emulator saw that would be slow on a GPU (no points) */
 } kit_stage_grade;
 
@@ -365,6 +366,11 @@ int kit_plan_parse_line(const char *line, kit_planned_case *c);
 int kit_plan_check(const kit_plan *plan, const kit_case_log *log, size_t skipped_from_n, char *why, size_t size);
 
 /* ---------------------------------------------------------------- running stages (runs.c) */
+
+/** The exit status of a runner that said "done" after a run hung: it leaves without CUDA's
+ *  clean-up, which would wait for the hung kernel. kit_grade accepts it only where the reply
+ *  holds a run or an error that timed out; the part then fails with that run's message. */
+#define KIT_RUNNER_HUNG_EXIT 124
 
 /** Runs of one input in the correctness matrix of a float stage (kit_plan_correctness()). */
 #define KIT_REPRODUCIBLE_RUNS 4

@@ -70,8 +70,8 @@ static unsigned long long extreme_seed(kit_random *random, size_t n, unsigned th
         size_t edge = (size_t)threads << between(random, 0, 2);
         size_t blocks = n / edge;
         if (blocks > 0) {
-            edge *= between(random, 1, blocks);
-            index = edge - between(random, 0, 1) < n ? edge - between(random, 0, 1) : n - 1;
+            const size_t at = edge * between(random, 1, blocks) - between(random, 0, 1); /* a block's last, or the next's first */
+            index = at < n ? at : n - 1;
         }
         break;
     }
@@ -243,12 +243,17 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
     for (int s = 0; s < count; s++)
         if (!add_size(plan, sizes[s], threads, thread_count, random))
             return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
-    /* Sizes relative to one block size, at that block size only. */
+    /* Sizes relative to one block size, at that block size only (not again where a size above
+     * already runs at every block size: 63, 65, 1023 and 1025 are fixed sizes too). */
     for (int t = 0; t < thread_count; t++)
-        for (int r = 0; r < RELATIVE_SIZES; r++)
-            if ((!max_n || relative_size(threads[t], r) <= max_n) &&
-                !add_size(plan, relative_size(threads[t], r), &threads[t], 1, random))
+        for (int r = 0; r < RELATIVE_SIZES; r++) {
+            const size_t n = relative_size(threads[t], r);
+            int again = 0;
+            for (int s = 0; s < count; s++)
+                again |= sizes[s] == n;
+            if (!again && (!max_n || n <= max_n) && !add_size(plan, n, &threads[t], 1, random))
                 return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
+        }
     /* A float stage must give the same bits every run: two drawn inputs, KIT_REPRODUCIBLE_RUNS
      * runs each at every block size (many blocks and three passes; a few blocks). */
     if (problem.type == KIT_FLOAT) {

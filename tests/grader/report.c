@@ -70,6 +70,10 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     if (emulator_could_not_build) {
         emulated_correctness = 0;
         g->emulator_not_built = 1;
+        /* not run, in every view (the table's cells, JSON): the note says why */
+        g->parts[KIT_PART_EMULATED].outcome = KIT_OUTCOME_SKIP;
+        if (g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_FAIL)
+            g->parts[KIT_PART_EMULATED_RACES].outcome = KIT_OUTCOME_SKIP;
     }
     g->emulated_correctness = !gpu_correctness && emulated_correctness;
     int correct = (gpu_correctness || emulated_correctness) && (!gpu_correctness || PASSED(KIT_PART_CORRECTNESS)) &&
@@ -80,6 +84,8 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
     int fast = PASSED(KIT_PART_SPEEDUP) &&
                (config->max_sectors_per_request[stage] > 0 ? PASSED(KIT_PART_EMULATED_SPEED)
                                                            : !RAN(KIT_PART_EMULATED_SPEED) || PASSED(KIT_PART_EMULATED_SPEED));
+    g->load_rule_missing = PASSED(KIT_PART_SPEEDUP) && config->max_sectors_per_request[stage] > 0 &&
+                           !RAN(KIT_PART_EMULATED_SPEED);
     int sanitizer_ran = 0, sanitizer_clean = 1;
     for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++) {
         sanitizer_ran |= RAN(p);
@@ -174,6 +180,8 @@ static void speedup_cell(char *out, size_t size, const kit_stage_grade *g)
     const int emulated = g->emulated_correctness;
     if (g->parts[KIT_PART_EMULATED_SPEED].outcome == KIT_OUTCOME_FAIL && r->outcome != KIT_OUTCOME_FAIL)
         snprintf(out, size, "FAIL (emulator: loads)");
+    else if (g->load_rule_missing)
+        snprintf(out, size, "FAIL (no load rule ran)");
     else if (emulated && r->outcome != KIT_OUTCOME_PASS && r->outcome != KIT_OUTCOME_FAIL)
         snprintf(out, size, "not measured (no GPU)");
     else if (r->required > 0 && r->achieved > 0)
@@ -244,7 +252,15 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
     for (int i = 0; i < count; i++)
         if (grades[i].emulator_not_built)
             fprintf(out, "\nNote: stage %d's file compiles with nvcc but not on the kit's CPU emulator, so the GPU "
-                    "graded it alone (no points lost): %s\n", grades[i].stage, grades[i].parts[KIT_PART_EMULATED].message);
+                    "graded it alone (%s): %s\n", grades[i].stage,
+                    grades[i].load_rule_missing ? "its load rule, which only the emulator counts, could not run: no "
+                                                  "speed points"
+                                                : "no points lost",
+                    grades[i].parts[KIT_PART_EMULATED].message);
+    for (int i = 0; i < count; i++)
+        if (grades[i].load_rule_missing && !grades[i].emulator_not_built)
+            fprintf(out, "\nNote: stage %d earns its speed points only where the CPU emulator's load rule ran and "
+                    "passed, and it did not run here (is the emulator built?)\n", grades[i].stage);
     int advised = 0;
     for (int i = 0; i < count; i++)
         if (grades[i].advice[0])

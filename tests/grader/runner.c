@@ -193,7 +193,7 @@ static int usage(void)
 int kit_emulated_races(const kit_stage *stage, FILE *out); /* grader/races.c */
 
 /* Exit status of a runner whose stage hung on the emulator (what the emulator's watchdog uses too). */
-#define KIT_RUNNER_HANG_EXIT 124
+#define KIT_RUNNER_HANG_EXIT KIT_RUNNER_HUNG_EXIT
 
 static int hang_ends_request; /* the race check: its first hang is the verdict */
 

@@ -23,7 +23,7 @@
 static void leave_without_cuda_teardown(void)
 {
     fflush(NULL);
-    _exit(EXIT_FAILURE);
+    _exit(KIT_RUNNER_HUNG_EXIT); /* kit_grade accepts it only beside a run that says it timed out */
 }
 
 static void note_status(kit_status status)
