@@ -70,7 +70,7 @@ file(GLOB test_files RELATIVE "${SOURCE}" "${SOURCE}/tests/*")
 set(instructor_only audit_fixtures cheats valid_kernels wrong_kernels graded_corpus.def test_audit.c
     test_grader.c test_host.c test_stages.c labs_match_solutions.sh expect_grade.sh expect_rejection.sh
     class slurm require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
-    not_graded_report.sh test_whole_job.c ladder_json.cmake)
+    not_graded_report.sh test_whole_job.c ladder_json.cmake answers_must_match_the_plan.sh)
 foreach(file IN LISTS test_files)
   get_filename_component(name "${file}" NAME)
   if(name IN_LIST instructor_only OR name MATCHES "^\\.")
