@@ -1057,6 +1057,15 @@ START_TEST(speed_cases_are_drawn_from_half_to_twice_the_size_at_any_supported_bl
     for (int k = 6; k <= 10; k++)
         ck_assert_msg(seen[k], "never timed at %d threads", 1 << k);
     ck_assert(low < ((size_t)1 << 25) + ((size_t)1 << 22) && high > ((size_t)1 << 27) - ((size_t)1 << 23));
+    /* the load rule's case: the upper half of the emulator's range, two different block sizes */
+    for (int i = 0; i < 200; i++) {
+        size_t n;
+        unsigned two[2];
+        int count;
+        kit_plan_load_case(15, 116509, &random, &n, two, &count);
+        ck_assert(n >= 116509 / 2 && n <= 116509 && count == 2 && two[0] != two[1]);
+        ck_assert(two[0] >= 64 && two[0] <= 1024 && two[1] >= 64 && two[1] <= 1024);
+    }
 }
 END_TEST
 

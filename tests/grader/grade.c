@@ -662,26 +662,15 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     snprintf(advice_n, sizeof advice_n, "%zu", max_n);
     char *request[12] = {"cases", "--advice", advice_n, NULL};
     if (config.max_sectors_per_request[args.stage] > 0) {
-        unsigned low, high;
-        kit_grade_threads(args.stage, &low, &high);
-        unsigned choices[16];
-        int count = 0;
-        for (unsigned t = low; t <= high && count < 16; t *= 2)
-            choices[count++] = t;
-        int first = (int)(kit_random_next(&random) % (uint64_t)count);
-        int second = count > 1 ? (first + 1 + (int)(kit_random_next(&random) % (uint64_t)(count - 1))) % count : first;
-        snprintf(loads_n, sizeof loads_n, "%zu", max_n / 2 + (size_t)(kit_random_next(&random) % (max_n / 2 + 1)));
-        snprintf(threads[0], sizeof threads[0], "%u", choices[first]);
-        snprintf(threads[1], sizeof threads[1], "%u", choices[second]);
+        kit_plan_load_case(args.stage, max_n, &random, &loads_asked.n, loads_asked.threads, &loads_asked.count);
+        snprintf(loads_n, sizeof loads_n, "%zu", loads_asked.n);
+        snprintf(threads[0], sizeof threads[0], "%u", loads_asked.threads[0]);
+        snprintf(threads[1], sizeof threads[1], "%u", loads_asked.threads[1]);
         request[3] = "--loads";
         request[4] = loads_n;
         request[5] = threads[0];
-        request[6] = second != first ? threads[1] : NULL;
+        request[6] = loads_asked.count > 1 ? threads[1] : NULL;
         request[7] = NULL;
-        loads_asked.n = strtoull(loads_n, NULL, 10);
-        loads_asked.threads[0] = choices[first];
-        loads_asked.threads[1] = choices[second];
-        loads_asked.count = second != first ? 2 : 1;
     }
     runner_reply r;
     ask_runner_plan(args.runner, request, &plan, 600, &r);

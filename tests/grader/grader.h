@@ -348,6 +348,11 @@ kit_status kit_plan_largest(kit_plan *plan, int stage, kit_random *random, kit_e
 /** A speed case around \p base elements: n from base / 2 to 2 x base, any supported block size, a fresh seed. */
 void kit_plan_speed_case(int stage, size_t base, kit_random *random, size_t *n, unsigned *threads,
                          unsigned long long *seed);
+/** The load rule's case (stage 15's): n from \p max_n / 2 to \p max_n and \p count (2, or 1 where
+ *  the stage supports one block size) different block sizes, drawn now. */
+void kit_plan_load_case(int stage, size_t max_n, kit_random *random, size_t *n, unsigned threads[2], int *count);
+/** Appends a copy of \p c (its id as it is); 0 when out of memory. */
+int kit_plan_append(kit_plan *plan, const kit_planned_case *c);
 void kit_plan_free(kit_plan *plan);
 
 /** The plan as the runner reads it on its standard input, a line a case:

@@ -81,6 +81,15 @@ static unsigned long long extreme_seed(kit_random *random, size_t n, unsigned th
     return kit_pattern_seed_at(n, index, kit_random_next(random) >> 34);
 }
 
+/** How many block sizes, powers of two from \p low to \p high, a stage supports. */
+static int block_sizes(unsigned low, unsigned high)
+{
+    int count = 0;
+    for (unsigned t = low; t <= high; t *= 2)
+        count++;
+    return count > 0 ? count : 1;
+}
+
 /* ---------------------------------------------------------------- the plan */
 
 void kit_plan_free(kit_plan *plan)
@@ -89,7 +98,7 @@ void kit_plan_free(kit_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-static int add(kit_plan *plan, size_t n, unsigned threads, kit_pattern pattern, unsigned long long seed, int repeats)
+int kit_plan_append(kit_plan *plan, const kit_planned_case *c)
 {
     if (plan->count == plan->capacity) {
         int capacity = plan->capacity ? 2 * plan->capacity : 256;
@@ -99,15 +108,14 @@ static int add(kit_plan *plan, size_t n, unsigned threads, kit_pattern pattern, 
         plan->cases = bigger;
         plan->capacity = capacity;
     }
-    kit_planned_case *c = &plan->cases[plan->count];
-    c->id = plan->count;
-    c->n = n;
-    c->threads = threads;
-    c->pattern = pattern;
-    c->seed = seed;
-    c->repeats = repeats;
-    plan->count++;
+    plan->cases[plan->count++] = *c;
     return 1;
+}
+
+static int add(kit_plan *plan, size_t n, unsigned threads, kit_pattern pattern, unsigned long long seed, int repeats)
+{
+    const kit_planned_case c = {plan->count, n, threads, pattern, seed, repeats};
+    return kit_plan_append(plan, &c);
 }
 
 /* Whether a pattern's values come from its seed (all ones and last-only do not). Each pattern
@@ -335,14 +343,23 @@ void kit_plan_speed_case(int stage, size_t base, kit_random *random, size_t *n, 
     kit_grade_threads(stage, &low, &high);
     const size_t top = 2 * base <= kit_max_n(kit_grade_problem(stage)) ? 2 * base : kit_max_n(kit_grade_problem(stage));
     *n = between(random, base / 2 > 0 ? base / 2 : 1, top);
-    int choices = 0;
-    for (unsigned t = low; t <= high; t *= 2)
-        choices++;
-    int pick = (int)between(random, 0, (size_t)(choices - 1));
-    *threads = low;
-    while (pick-- > 0)
-        *threads *= 2;
+    *threads = low << between(random, 0, (size_t)(block_sizes(low, high) - 1));
     *seed = fresh_seed(random);
+}
+
+void kit_plan_load_case(int stage, size_t max_n, kit_random *random, size_t *n, unsigned threads[2], int *count)
+{
+    /* From the upper half of the emulator's range, and two different block sizes where the
+     * stage supports two: a stage coalesced at one size or block size only is counted elsewhere. */
+    unsigned low, high;
+    kit_grade_threads(stage, &low, &high);
+    const int choices = block_sizes(low, high);
+    *n = between(random, max_n / 2 > 0 ? max_n / 2 : 1, max_n);
+    const size_t first = between(random, 0, (size_t)(choices - 1));
+    const size_t other = choices > 1 ? (first + 1 + between(random, 0, (size_t)(choices - 2))) % (size_t)choices : first;
+    threads[0] = low << first;
+    threads[1] = low << other;
+    *count = choices > 1 ? 2 : 1;
 }
 
 /* ---------------------------------------------------------------- the plan on the pipe */

@@ -131,17 +131,8 @@ static int read_plan(kit_plan *plan)
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
         kit_planned_case c;
-        if (!kit_plan_parse_line(line, &c))
+        if (!kit_plan_parse_line(line, &c) || !kit_plan_append(plan, &c))
             return 0;
-        if (plan->count == plan->capacity) {
-            int capacity = plan->capacity ? 2 * plan->capacity : 256;
-            kit_planned_case *bigger = realloc(plan->cases, (size_t)capacity * sizeof *bigger);
-            if (!bigger)
-                return 0;
-            plan->cases = bigger;
-            plan->capacity = capacity;
-        }
-        plan->cases[plan->count++] = c;
         memset(line, 0, sizeof line);
     }
     return plan->count > 0;
