@@ -1,5 +1,5 @@
 # Writes the student edition (run by the target student-release, release/CMakeLists.txt):
-#   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=1,2,3 [-DREFERENCE_STAGES=1,2,3]
+#   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=4,5 [-DCLOSED=1,2,3] [-DREFERENCE_STAGES=1,2,3,4,5]
 #         -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
 #         -DEMU_REFERENCE=<archive>,<archive>,... -DDOCS=<student html> -DCUDA_VERSION=13.0.88
 #         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0" -P make_release.cmake
@@ -12,7 +12,10 @@ foreach(var SOURCE DEST STAGES GPU_REFERENCE DOCS CUDA_VERSION)
     message(FATAL_ERROR "make_release.cmake: -D${var}=... is missing")
   endif()
 endforeach()
-string(REPLACE "," ";" stages "${STAGES}")
+string(REPLACE "," ";" stages "${STAGES}")     # the labs this batch hands out
+string(REPLACE "," ";" closed "${CLOSED}")     # the stages closed before it: their labs are the students'
+set(edition_stages ${closed} ${stages})
+list(SORT edition_stages COMPARE NATURAL)
 string(REPLACE "," ";" emu_archives "${EMU_REFERENCE}")
 
 file(REMOVE_RECURSE "${DEST}")
@@ -82,7 +85,8 @@ foreach(file IN LISTS test_files)
   endif()
 endforeach()
 
-# The labs handed out, and the edition file that says which they are.
+# The labs this batch hands out (never a closed stage's: the student's own file by now), and the
+# edition file that says which stages the edition has.
 file(STRINGS "${SOURCE}/common/stages.def" stage_lines REGEX "^KIT_STAGE\\(")
 set(released_dirs "")
 foreach(line IN LISTS stage_lines)
@@ -94,11 +98,16 @@ foreach(line IN LISTS stage_lines)
 endforeach()
 string(REGEX MATCH "^[0-9]+" cuda_major "${CUDA_VERSION}")
 string(REPLACE ";" " " stages_text "${stages}")
+string(REPLACE ";" " " closed_text "${closed}")
+string(REPLACE ";" " " edition_text "${edition_stages}")
 file(WRITE "${DEST}/edition.cmake" "\
 # A student edition of the GPU reduction lab kit (written by the instructor's student-release).
-# The stages handed out so far; the reference stages are prebuilt in reference/.
+# The stages handed out so far: the closed ones (an earlier batch handed out their labs) and this
+# batch's; the reference stages are prebuilt in reference/.
 set(KIT_EDITION student)
-set(KIT_RELEASED_STAGES ${stages_text})
+set(KIT_RELEASED_STAGES ${edition_text})
+set(KIT_CLOSED_STAGES ${closed_text})
+set(KIT_BATCH_STAGES ${stages_text})
 # reference/gpu/ was built by nvcc ${CUDA_VERSION}; its machine code needs a CUDA ${cuda_major} toolkit to link.
 set(KIT_REFERENCE_CUDA_VERSION ${CUDA_VERSION})
 string(REGEX MATCH \"^[0-9]+\" kit_cuda_major \"\${CMAKE_CUDA_COMPILER_VERSION}\")
@@ -111,7 +120,7 @@ endif()
 
 # The prebuilt reference.
 file(MAKE_DIRECTORY "${DEST}/reference/gpu")
-set(reference_stages "${stages}")
+set(reference_stages "${edition_stages}")
 if(REFERENCE_STAGES) # the stages handed out, and stage 1 (the speed rule measures against it)
   string(REPLACE "," ";" reference_stages "${REFERENCE_STAGES}")
 endif()
@@ -162,4 +171,4 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -E tar czf "${name}.tar.gz" "${name}"
 if(tar_failed)
   message(FATAL_ERROR "make_release.cmake: could not write ${parent}/${name}.tar.gz")
 endif()
-message(STATUS "Student edition (stages ${stages_text}): ${DEST} and ${parent}/${name}.tar.gz")
+message(STATUS "Student edition (stages ${stages_text}; closed before it: ${closed_text}): ${DEST} and ${parent}/${name}.tar.gz")
