@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,64 @@ START_TEST(pairwise_error_grows_with_log_n_and_sequential_with_n)
 }
 END_TEST
 
+/* Neumaier's sum never feeds its correction back: its running sum is the sequential sum, and c
+ * a second running sum of what that one lost. Once the running sum stalls, c carries the rest
+ * with a running sum's error, and Kahan's (fed back) is the better one. Small first: 2^24, then
+ * 2^20 of the kit's random floats in [0, 1), each lost whole (floats are 2 apart at 2^24). */
+START_TEST(neumaier_correction_is_a_running_sum_of_its_own_once_the_sum_stalls)
+{
+    const size_t tail = (size_t)1 << 20, n = tail + 1;
+    const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
+    int32_t *words = malloc(n * sizeof *words);
+    float *x = malloc(n * sizeof *x);
+    ck_assert(words && x);
+    kit_fill_problem(float_sum, words + 1, tail, KIT_PATTERN_RANDOM, 1);
+    memcpy(x + 1, words + 1, tail * sizeof *x);
+    x[0] = 0x1p24f;
+    memcpy(&words[0], &x[0], sizeof *x);
+    kit_reference ref;
+    kit_reference_compute(float_sum, words, n, &ref);
+    const double exact = kit_exact_to_double(&ref.float_sum);
+    ck_assert(kit_float_sum_sequential(x, n) == 0x1p24f);                      /* nothing got in */
+    const float correction = kit_float_sum_sequential(x + 1, tail);            /* c, bit for bit */
+    ck_assert(kit_float_sum_neumaier(x, n) == 0x1p24f + correction);
+    const double neumaier = kit_relative_error(kit_float_sum_neumaier(x, n), exact);
+    const double kahan = kit_relative_error(kit_float_sum_kahan(x, n), exact);
+    ck_assert_msg(kahan <= 2 * 0x1p-24, "Kahan %.3g above 2u", kahan);
+    ck_assert_msg(neumaier > 4 * kahan, "Neumaier %.3g not above Kahan %.3g", neumaier, kahan);
+    free(words);
+    free(x);
+}
+END_TEST
+
+/* The committed accuracy table's last row (docs/results/accuracy-*.json, 2^26 random floats, seed
+ * 1): these are its CPU sums, bit for bit. The running sum stops at 2^24; Neumaier's, whose own
+ * running sum is that one, ends at 2^25, its correction 293 above what it had to carry; Kahan's is
+ * within an ulp. About 0.8 s and 512 MiB at the peak. */
+START_TEST(neumaier_is_worse_than_kahan_at_2_26_random_floats_as_the_table_says)
+{
+    const size_t n = (size_t)1 << 26;
+    const kit_problem float_sum = {KIT_FLOAT, KIT_SUM};
+    int32_t *words = malloc(n * sizeof *words);
+    float *x = malloc(n * sizeof *x);
+    ck_assert(words && x);
+    kit_fill_problem(float_sum, words, n, KIT_PATTERN_RANDOM, 1);
+    memcpy(x, words, n * sizeof *x);
+    free(words);
+    double exact = 0.0; /* exact: each x is a multiple of 2^-24 below 1, the sum needs 50 bits */
+    for (size_t i = 0; i < n; i++)
+        exact += x[i];
+    const float sequential = kit_float_sum_sequential(x, n), kahan = kit_float_sum_kahan(x, n);
+    const float neumaier = kit_float_sum_neumaier(x, n);
+    ck_assert_msg(sequential == 0x1p24f, "sequential %.1f", sequential);
+    ck_assert_msg(neumaier == 0x1p25f, "Neumaier %.1f", neumaier);
+    ck_assert_msg(kahan == 33554138.0f, "Kahan %.1f", kahan);
+    ck_assert(fabs(exact - 33554138.83) < 0.01);
+    ck_assert(kit_relative_error(neumaier, exact) > 8e-6 && kit_relative_error(kahan, exact) < 3e-8);
+    free(x);
+}
+END_TEST
+
 /* ------------------------------------------------------------ the CPU rows */
 
 START_TEST(cpu_sums_on_one_thread_and_with_openmp_are_exact_checked_and_timed)
@@ -759,6 +818,8 @@ int main(void)
     TCase *accuracy = tcase_create("accuracy");
     tcase_add_test(accuracy, course_example_in_float_loses_2104_sequentially_and_nothing_otherwise);
     tcase_add_test(accuracy, neumaier_keeps_what_kahan_loses_when_a_value_outgrows_the_sum);
+    tcase_add_test(accuracy, neumaier_correction_is_a_running_sum_of_its_own_once_the_sum_stalls);
+    tcase_add_test(accuracy, neumaier_is_worse_than_kahan_at_2_26_random_floats_as_the_table_says);
     tcase_add_test(accuracy, pairwise_error_grows_with_log_n_and_sequential_with_n);
     suite_add_tcase(suite, accuracy);
     TCase *cpu = tcase_create("cpu");

@@ -889,7 +889,9 @@ def accuracy_html(runs, edition, float_stage, float_run):
 
 def accuracy_figures(run, float_stage):
     """What the float page quotes from an accuracy run: \\<GPU>_acc_<key>_last (the error at the largest
-    n of the random rows), \\<GPU>_acc_last_n, \\<GPU>_acc_date, \\<GPU>_acc_reproducible (yes/no)."""
+    n of the random rows), \\<GPU>_acc_last_n, \\<GPU>_acc_date, \\<GPU>_acc_reproducible (yes/no).
+    Where Neumaier's error there is above Kahan's and the run recorded the sums, also the parts of
+    Neumaier's sum (neumaier_stall(): \\<GPU>_acc_neumaier_sum, _lost, _correction, _correction_off)."""
     rows = sorted([r for r in run["rows"] if r.get("pattern", "random") == "random"], key=lambda r: int(r["n"]))
     f = dict(date=run["date"])
     if rows:
@@ -898,10 +900,30 @@ def accuracy_figures(run, float_stage):
         for key, _, _, _ in accuracy_keys(float_stage):
             if isinstance(last.get(key), (int, float)):
                 f[("stage" if key.startswith("stage") else key) + "_last"] = sci_alias(last[key])
+        for key, value in (neumaier_stall(last) or {}).items():
+            f["neumaier_" + key] = value
     reps = [r.get("stage%d_reproducible" % float_stage) for r in run["rows"]]
     f["reproducible"] = "every input" if reps and all(x is True for x in reps) else \
         "not every input" if any(x is False for x in reps) else "not measured"
     return f
+
+
+def neumaier_stall(row):
+    """Why Neumaier's sum is worse than Kahan's on a row, from the sums the run recorded (its "values"),
+    or None where it is not, the running sum never reached 2^24 or the run has no sums. Neumaier's running sum adds the same values in
+    the same order as the sequential sum, so it is that sum bit for bit; the rest of the result is its
+    correction c, a running float sum of its own of what that sum lost: c = result - running sum (to
+    the result's last rounding). Gives the running sum ("sum"), what c had to carry (exact - running
+    sum: "lost"), c ("correction") and c's own error ("correction_off"), as the page writes them."""
+    values = row.get("values") if isinstance(row.get("values"), dict) else {}
+    seq, neu = values.get("sequential"), values.get("neumaier")
+    err_n, err_k = row.get("neumaier"), row.get("kahan")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (seq, neu, err_n, err_k)) \
+            or err_n <= err_k or seq < 2 ** 24:   # the page's reason: from 2^24 on, a value below 1 is lost whole
+        return None
+    lost, correction = float(row["exact"]) - seq, neu - seq
+    return dict(sum="{:,.0f}".format(seq), lost="{:,.1f}".format(lost), correction="{:,.0f}".format(correction),
+                correction_off="{:,.0f}".format(abs(correction - lost)))
 
 
 # ---------------------------------------------------------------------------------- counters
@@ -1902,6 +1924,8 @@ def figure_aliases(runs, sweeps=(), stages=(), accuracy=(), float_stage=9, float
             alias("acc_" + key, value)
     if accuracy:
         sections.append("accuracy")
+        if "neumaier_sum" in accuracy_figures(accuracy[0], float_stage):
+            sections.append("acc_neumaier_stalled")   # the float page says why Neumaier's is worse there
     gpus = set(r["short"] for r in runs)
     if stages:
         last = str(stages[-1]["number"])
@@ -1928,7 +1952,8 @@ def figure_aliases(runs, sweeps=(), stages=(), accuracy=(), float_stage=9, float
     lines.append("# Sections for the pages' \\if: has_<stage>_<GPU> and has_<stage>_all (the newest runs measured "
                  "the stage), worth_<GPU> (the CPU and copy rows of the ladder), "
                  "sweep_<GPU> (a sweep), worth/sweep (some GPU), worth_all/sweep_all (every GPU with a run), "
-                 "accuracy_<GPU>/accuracy (an accuracy run of the float sums).")
+                 "accuracy_<GPU>/accuracy (an accuracy run of the float sums), acc_neumaier_stalled (in the first "
+                 "of them, Neumaier's sum is worse than Kahan's at the largest n).")
     if sections:
         lines.append("ENABLED_SECTIONS += " + " ".join(sections))
     return "\n".join(lines) + "\n"

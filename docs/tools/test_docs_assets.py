@@ -123,10 +123,44 @@ class TheFloatPagesTable(unittest.TestCase):
         self.assertIn('ALIASES += acc_last_n="2<sup>16</sup>"', aliases)
         # every \acc_ alias the float page names is defined when a run is committed
         with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % self.float_stage), encoding="utf-8") as f:
-            named = set(re.findall(r"\\(acc_\w+)", f.read()))
+            page = f.read()
+        stalled = re.findall(r"\\if acc_neumaier_stalled\n(.*?)\\endif", page, re.S)
+        named = set(re.findall(r"\\(acc_\w+)", re.sub(r"\\if acc_neumaier_stalled\n.*?\\endif", "", page, flags=re.S)))
         defined = set(re.findall(r"ALIASES \+= (acc_\w+)=", aliases))
         self.assertTrue(named)
         self.assertLessEqual(named, defined)
+        # Neumaier's no worse than Kahan's here: no section that explains why it is
+        self.assertTrue(stalled)
+        self.assertNotIn("acc_neumaier_stalled", aliases.splitlines()[-1])
+        self.assertNotIn("acc_neumaier_sum", aliases)
+
+    def test_neumaier_worse_than_kahan_where_the_sum_stalls_is_explained_from_the_runs_sums(self):
+        """The committed H100 run's last row: 2^26 random floats, the running sum stuck at 2^24. The float
+        page's section acc_neumaier_stalled quotes Neumaier's parts, computed from the row's values."""
+        run = accuracy_run()
+        run["rows"][3].update({"n": 1 << 26, "exact": 33554138.830814838, "kahan": 2.47604e-08, "neumaier": 8.7372e-06,
+                               "values": {"sequential": 16777216.0, "kahan": 33554138.0, "neumaier": 33554432.0}})
+        self.tree.write("accuracy-H100-2026-12-01.json", run)
+        runs, _ = self.table()
+        aliases = docs_assets.figure_aliases([], (), [], runs, self.float_stage, self.run)
+        self.assertIn('ALIASES += acc_neumaier_sum="16,777,216"', aliases)
+        self.assertIn('ALIASES += acc_neumaier_lost="16,776,922.8"', aliases)
+        self.assertIn('ALIASES += acc_neumaier_correction="16,777,216"', aliases)
+        self.assertIn('ALIASES += acc_neumaier_correction_off="293"', aliases)
+        self.assertIn(" acc_neumaier_stalled", aliases.splitlines()[-1])
+        with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % self.float_stage), encoding="utf-8") as f:
+            section = re.findall(r"\\if acc_neumaier_stalled\n(.*?)\\endif", f.read(), re.S)
+        self.assertEqual(len(section), 1)
+        named = set(re.findall(r"\\(acc_\w+)", section[0]))
+        self.assertIn("acc_neumaier_correction", named)
+        self.assertLessEqual(named, set(re.findall(r"ALIASES \+= (acc_\w+)=", aliases)))
+        # Neumaier worse but the running sum below 2^24 (not the page's reason): no section
+        run["rows"][3]["values"]["sequential"] = 8388608.0
+        self.tree.write("accuracy-H100-2026-12-01.json", run)
+        runs, _ = self.table()
+        aliases = docs_assets.figure_aliases([], (), [], runs, self.float_stage, self.run)
+        self.assertNotIn("acc_neumaier_stalled", aliases.splitlines()[-1])
+        self.assertNotIn("acc_neumaier_sum", aliases)
 
     def test_the_ladders_own_output_is_read_as_it_is_written(self):
         """reduce_ladder --accuracy --format json adds a bound per row, stage_runs and stage9_result, and
