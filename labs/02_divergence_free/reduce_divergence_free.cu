@@ -5,9 +5,10 @@
  * adds to consecutive threads: in step s thread tid works on index = 2*s*tid. The threads
  * that work are now packed at the front of the block, so whole warps either work or idle.
  *
- * Changed since stage 1: `tid % (2*s) == 0` became `index < blockDim.x` with
- * index = 2*s*tid. No modulo, and no divergence until fewer than 32 threads work: with 256
- * threads, step 1 keeps warps 0-3 busy and warps 4-7 skip the add entirely.
+ * Changed since stage 1: the test `tid % (2*s) == 0` became a bounds test: with
+ * index = 2*s*tid, a thread works while its pair starts inside the block. No modulo, and no
+ * divergence until fewer than 32 threads work: with 256 threads, step 1 keeps warps 0-3 busy
+ * and warps 4-7 skip the add entirely.
  *
  * What is slow here: shared-memory bank conflicts. Shared memory has 32 banks, one 4-byte
  * word each; word w lives in bank w % 32. In step s the lanes of a warp touch words
@@ -33,8 +34,9 @@ static __global__ void reduce_divergence_free(const int *in, int *out, unsigned 
     __syncthreads();
 
     // [todo] TODO(student): the same tree as stage 1, done by threads 0, 1, 2, ...
-    // The pairs of stage 1, handed to threads 0, 1, 2, ...: in step s thread tid works on
-    // index = 2*s*tid, adding sdata[index + s] into sdata[index] when index < blockDim.x.
+    // The pairs of stage 1, handed to threads 0, 1, 2, ...: in step s thread tid takes the
+    // pair that starts at index = 2*s*tid (the idea of this stage) and adds its second value,
+    // s further on, into its first, as long as that pair starts inside the block.
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
 

@@ -2,7 +2,7 @@
  * Stage 4: first add during the load.
  *
  * Idea: stage 3 leaves half of its threads idle in the first step. Give each thread two
- * inputs instead: it loads in[i] and in[i + blockDim.x] and stores their sum in shared
+ * inputs instead, one block width apart: it loads both and stores their sum in shared
  * memory, so the block covers 2*blockDim.x inputs and the launch needs half the blocks.
  *
  * Changed since stage 3: the load (two reads and an add, each guarded against n) and the
@@ -32,8 +32,8 @@ static __global__ void reduce_first_add_on_load(const int *in, int *out, unsigne
 
     // [todo] TODO(student): each thread loads two inputs, blockDim.x apart, and stores their sum.
     // Block b now covers 2*blockDim.x inputs starting at 2*b*blockDim.x. Thread tid loads
-    // in[i] and in[i + blockDim.x] (each only if it is < n), adds them and stores the sum
-    // in sdata[tid].
+    // input tid of that span and the one blockDim.x after it (each only if its index is < n,
+    // 0 otherwise), adds them and stores the sum in sdata[tid].
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
     __syncthreads();

@@ -47,9 +47,10 @@ static __global__ void reduce_warp_unroll(const int *in, int *out, unsigned int 
 
     // [todo] TODO(student): tree down to 64 values, then warp 0 finishes with shuffles.
     // Run stage 4's loop only while s > 32. Then warp 0 (tid < 32) adds the last 64 values:
-    // sum = sdata[tid] + sdata[tid + 32], then sum += __shfl_down_sync(FULL_WARP, sum, k)
-    // for k = 16, 8, 4, 2, 1; thread 0 ends with the block's sum in `sum`. Finishing in
-    // shared memory without __syncwarp() is a race: the header says why.
+    // each lane puts its own value plus the one 32 places up into its register `sum`, then
+    // adds the `sum` that __shfl_down_sync hands it from k lanes up, for k = 16, 8, 4, 2, 1;
+    // thread 0 ends with the block's sum in `sum`. Finishing in shared memory without
+    // __syncwarp() is a race: the header says why.
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
 

@@ -3,8 +3,9 @@
  *
  * Idea: stage 5's loop over s still pays a loop test and a shift per step because
  * blockDim.x is only known at run time. Make the block size a compile-time constant,
- * `template <unsigned int blockSize>`, and write the steps out: `if (blockSize >= 512)` is
- * decided by the compiler, so each instantiation keeps exactly the steps it needs and no
+ * `template <unsigned int blockSize>`, and write the steps out, each under a test of
+ * blockSize against a constant (does the block have 512 threads or more?). The compiler
+ * decides every such test, so each instantiation keeps exactly the steps it needs and no
  * loop. The launcher picks the instantiation with a switch over the supported sizes.
  *
  * Changed since stage 5: the tree loop became a ladder of `if (blockSize >= ...)` steps,

@@ -40,9 +40,9 @@ static __global__ void reduce_multi_element(const int *in, int *out, unsigned in
 
     // [todo] TODO(student): a grid-stride loop that sums many values per thread, tail included.
     // A grid-stride loop: thread tid of block b starts at i = b * blockSize + tid and steps
-    // by blockSize * gridDim.x, adding into sum. Read (const int4 *)in for the first n / 4
-    // int4s with several loads in flight, then add the last n % 4 ints in one block only.
-    // Every read must stay inside [0, n).
+    // by the number of threads in the whole grid, adding into sum. Read the input as int4s
+    // (cast the pointer) for the first n / 4 int4s with several loads in flight, then add the
+    // last n % 4 ints in one block only. Every read must stay inside [0, n).
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
 

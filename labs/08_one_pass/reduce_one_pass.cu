@@ -91,12 +91,12 @@ static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
     /* 4. Between blocks. */
     if (lane == 0) {
         // [todo] TODO(student): one block writes out[0]; more blocks meet in one atomic each.
-        // A grid of one block has no one to meet: write out[0] = sum. Otherwise add
-        // (1ull << COUNT_SHIFT) + the sum's 32 bits ((unsigned int)sum) into blocks_and_sum
-        // with one atomicAdd. The word before your add plus your add is the word after it: its
-        // top 16 bits count the blocks that have added, its low 32 bits are their total. The
-        // block whose add brings the count to gridDim.x writes that total to out[0] and sets
-        // blocks_and_sum back to 0.
+        // A grid of one block has no one to meet: write out[0] = sum. Otherwise add one to the
+        // count (a 1 in bit COUNT_SHIFT of a 64-bit word) plus the sum's 32 bits, taken as an
+        // unsigned int, into blocks_and_sum with one atomicAdd. The word before your add plus
+        // your add is the word after it: its top 16 bits count the blocks that have added, its
+        // low 32 bits are their total. The block whose add brings the count to gridDim.x writes
+        // that total to out[0] and sets blocks_and_sum back to 0.
         return; /* delete this line once your code is in place */
         // [todo] end of TODO
     }

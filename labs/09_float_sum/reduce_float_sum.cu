@@ -88,10 +88,10 @@ static __global__ void reduce_float_sum(const float *in, float *out, unsigned in
     float sum = 0.0f;
 
     // [todo] TODO(student): the thread's loop: a tree in each iteration, one add into sum per iteration.
-    // Stage 7's grid-stride loop over (const float4 *)in, with four float4s in flight, then the
-    // last n % 4 floats in one block only. Add each iteration's 16 values as a tree first:
-    // add4() of each float4, those four pairwise, and only that into sum. The launcher keeps a
-    // thread's loop to at most 256 values, so sum is rounded at most about 20 times.
+    // Stage 7's grid-stride loop over the input read as float4s, with four float4s in flight,
+    // then the last n % 4 floats in one block only. Add each iteration's 16 values as a tree
+    // first: add4() of each float4, those four pairwise, and only that into sum. The launcher
+    // keeps a thread's loop to at most 256 values, so sum is rounded at most about 20 times.
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
 

@@ -152,11 +152,12 @@ static __global__ void reduce_argmin(const int *in, kit_argmin *out, unsigned in
     if (lane == 0) {
         // [todo] TODO(student): one block writes out[0]; more blocks meet in an atomicMin and a ticket.
         // A grid of one block has no one to meet: write out[0] = {best, best_i} (a kit_argmin)
-        // and return. Otherwise: atomicMin(&best_key, key_of(best, best_i)), a __threadfence(),
-        // then draw a ticket with atomicAdd(&blocks_done, 1u). The block that draws ticket
-        // gridDim.x - 1 is the last: after another __threadfence() it takes best_key and puts
-        // NO_KEY back with one atomicExch, sets blocks_done to 0, and writes out[0] from the
-        // key (value: the high 32 bits with the sign bit flipped back; index: the low 32 bits).
+        // and return. Otherwise: one atomicMin of the block's pair, made a key by key_of, into
+        // best_key, a __threadfence(), then draw a ticket: one atomicAdd of 1 to blocks_done,
+        // whose old value is your ticket. The block that draws ticket gridDim.x - 1 is the
+        // last: after another __threadfence() it takes best_key and puts NO_KEY back with one
+        // atomicExch, sets blocks_done to 0, and writes out[0] from the key (value: the high
+        // 32 bits with the sign bit flipped back; index: the low 32 bits).
         return; /* delete this line once your code is in place */
         // [todo] end of TODO
     }

@@ -105,10 +105,11 @@ static __global__ void reduce_matrices_coalesced(const kit_mat3 *in, kit_mat3 *o
     // Warp w of block b takes groups g = b * (blockDim.x / 32) + w, then g + gridDim.x * (blockDim.x
     // / 32), ... while g < n / 32. For each: lane k loads int4s k, k + 32 and (k < 8) k + 64 of
     // the group (all three loads first, so they are in flight together), stores them at the same
-    // places of this warp's part of groups_read (groups_read + GROUP_INT4S * warp), __syncwarp(),
-    // then takes the minimum with matrix k of the group: the ints 9k..9k+8 of that part (read it
-    // as ints). __syncwarp() again before the next group overwrites it. Then the last n % 32
-    // matrices, which make no group: in one block only, one whole kit_mat3 per thread.
+    // places of this warp's part of groups_read (warp w owns the w-th run of GROUP_INT4S
+    // int4s), __syncwarp(), then takes the minimum with matrix k of the group: the ints
+    // 9k..9k+8 of that part (read it as ints). __syncwarp() again before the next group
+    // overwrites it. Then the last n % 32 matrices, which make no group: in one block only,
+    // one whole kit_mat3 per thread.
     return; /* delete this line once your code is in place */
     // [todo] end of TODO
 

@@ -5,9 +5,10 @@
  * adds to consecutive threads: in step s thread tid works on index = 2*s*tid. The threads
  * that work are now packed at the front of the block, so whole warps either work or idle.
  *
- * Changed since stage 1: `tid % (2*s) == 0` became `index < blockDim.x` with
- * index = 2*s*tid. No modulo, and no divergence until fewer than 32 threads work: with 256
- * threads, step 1 keeps warps 0-3 busy and warps 4-7 skip the add entirely.
+ * Changed since stage 1: the test `tid % (2*s) == 0` became a bounds test: with
+ * index = 2*s*tid, a thread works while its pair starts inside the block. No modulo, and no
+ * divergence until fewer than 32 threads work: with 256 threads, step 1 keeps warps 0-3 busy
+ * and warps 4-7 skip the add entirely.
  *
  * What is slow here: shared-memory bank conflicts. Shared memory has 32 banks, one 4-byte
  * word each; word w lives in bank w % 32. In step s the lanes of a warp touch words

@@ -2,7 +2,7 @@
  * Stage 4: first add during the load.
  *
  * Idea: stage 3 leaves half of its threads idle in the first step. Give each thread two
- * inputs instead: it loads in[i] and in[i + blockDim.x] and stores their sum in shared
+ * inputs instead, one block width apart: it loads both and stores their sum in shared
  * memory, so the block covers 2*blockDim.x inputs and the launch needs half the blocks.
  *
  * Changed since stage 3: the load (two reads and an add, each guarded against n) and the
