@@ -15,19 +15,21 @@ and writes into OUT (the build folder, never the source tree), for each stage do
                          the sections that exist (ENABLED_SECTIONS += sweep_H100 worth_H100 ...)
 Two editions, one script:
   instructor  (default) every stage; the differences are solution K-1 -> solution K.
-  student     the stages of --stages only. The differences are lab K-1 -> lab K, both
-              skeletons from labs/, so they never contain the answer to stage K's TODO (when
-              stage K-1 is not handed out, the fragment says so and shows lab K's kernel and
-              launcher alone; the first stage has no fragment in either edition, its page
+  student     the stages of --stages only. The differences are what stage K changes: from
+              stage K-1's answer when K-1 is closed (--closed: its deadline has passed), else
+              from lab K-1, to lab K, each TODO block marked as the student's part, so they
+              never contain an open answer (when stage K-1 is not in the edition, the fragment
+              says so and shows lab K's kernel and launcher alone; the first stage has no fragment in either edition, its page
               quotes its lab through \snippet). The ladder links only the pages that exist. OUT/src/ receives a copy of common/ and of the released labs: the
               student Doxyfile's EXAMPLE_PATH, which cannot reach solutions/. Nothing generated
               names a file a student does not have (the pictures' captions, the ladder's
               result files).
 Files of stages no longer documented are removed from OUT, so a smaller release leaves no
 stale pictures or copies behind.
-Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3]
---edition and --stages default to the environment variables KIT_DOCS_EDITION and
-KIT_DOCS_STAGES (set by docs/CMakeLists.txt), and else to instructor and all stages.
+Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3] [--closed 1]
+--edition, --stages and --closed default to the environment variables KIT_DOCS_EDITION,
+KIT_DOCS_STAGES and KIT_DOCS_CLOSED (set by docs/CMakeLists.txt), and else to instructor, all
+stages and none.
 """
 import argparse
 import difflib
@@ -140,11 +142,11 @@ def diff_html(old, new, old_stage, new_stage, head, todo=False):
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
             block = new[j1:j2]
-            marks = [k for k, ln in enumerate(block) if todo and TODO_LINE.search(ln)]
+            marks = [k for k, ln in enumerate(block) if todo and (TODO_LINE.search(ln) or TODO_REST in ln)]
             begin = 0
             for k in marks:
                 context(block[begin:k])
-                out.append('<span class="ctx">  %s</span>' % html.escape(block[k]))
+                out.append('<span class="todo">&#9654; %s</span>' % html.escape(block[k].lstrip()))
                 begin = k + 1
             context(block[begin:])
             continue
@@ -152,13 +154,23 @@ def diff_html(old, new, old_stage, new_stage, head, todo=False):
             out.append('<span class="del">- %s</span>' % html.escape(ln))
             removed += 1
         for ln in new[j1:j2]:
+            if todo and (TODO_LINE.search(ln) or TODO_REST in ln):  # the student's part: marked, not code
+                out.append('<span class="todo">&#9654; %s</span>' % html.escape(ln.lstrip()))
+                continue
             out.append('<span class="add">+ %s</span>' % html.escape(ln))
             added += 1
     # one <span> per line, display:block in kit.css, so no newlines between them inside <pre>
     out = [out[0]] + ["".join(out[1:])]
-    out.append("</pre><div class=\"kit-diff-head\">%d lines removed, %d added (lines that differ only in "
-               "comments or in the kernel's name count as unchanged)</div></div>" % (removed, added))
+    what = ("%d lines removed, %d added (lines that differ only in comments or in the kernel's name count "
+            "as unchanged)" % (removed, added))
+    if todo:
+        what += ("; <span class=\"todo\">&#9654; TODO</span> marks your part" +
+                 (": the code around it is the same, the change is all yours to write" if not (added or removed) else ""))
+    out.append("</pre><div class=\"kit-diff-head\">%s</div></div>" % what)
     return "\n".join(out) + "\n"
+
+
+TODO_REST = "// ... (the rest of this TODO block: see \"Your task\" below)"
 
 
 def fold_todo(lines):
@@ -171,7 +183,7 @@ def fold_todo(lines):
         out.append(ln)
         if TODO_LINE.search(ln):
             indent = ln[:len(ln) - len(ln.lstrip())]
-            out.append(indent + "// ... (the rest of this TODO block: see \"Your task\" below)")
+            out.append(indent + TODO_REST)
             inside = True
     return out
 
@@ -191,13 +203,16 @@ def listing_html(stage, src):
             '<pre>%s</pre></div>\n' % (file_name("labs", stage), body))
 
 
-def lab_changes_html(prev, cur, src, before=None):
-    """Student edition: what changed around stage cur's TODO, from the two skeletons in labs/.
+def lab_changes_html(prev, cur, src, before=None, closed=False):
+    """Student edition: what stage cur changes relative to the stage before it, its TODO
+    blocks marked as the student's part.
 
-    prev is the previous stage when it is handed out too, else None. Only lab files are
-    shown: the previous lab's TODO is empty there and the current lab's TODO is a comment, so
-    the answer to stage cur's TODO cannot be in it (a previous stage's answer can, where
-    lab cur carries it: the note says so).
+    prev is the previous stage when it is in this edition, else None. When prev is closed
+    (its deadline has passed: KIT_DOCS_CLOSED), the diff starts from prev's reference answer,
+    so it shows what this stage changes in a correct stage prev, not that answer arriving as
+    added lines. When prev is open, it starts from prev's lab, whose TODO is empty: lab cur
+    then carries no answer of prev (else the edition could not be handed out:
+    release/check_no_answers.py refuses it), and the answer to cur's own TODO is never in a lab.
     """
     here = "<code>%s</code>" % file_name("labs", cur)
     if prev is None:
@@ -205,21 +220,25 @@ def lab_changes_html(prev, cur, src, before=None):
         return ('<p class="kit-edition">Stage %d is not part of this hand-out, so there is no previous lab to '
                 'compare with. These are the kernel and launcher you start from, %s; the TODO comments mark '
                 'what you write.</p>\n' % (before, here)) + listing_html(cur, src)
-    old, new = kernel_and_launcher(src, "labs", prev), kernel_and_launcher(src, "labs", cur)
-    shown_old, shown_new = fold_todo(old), fold_todo(new)
-    # Does lab cur carry the answer to prev's TODO? (Allowed: prev is handed out already.)
-    sol_prev = os.path.join(src, "solutions", prev["dir"], prev["name"] + ".cu")
-    answer = set(" ".join(ln.split()) for ln in snippet(sol_prev, "todo") if ln.strip()
-                 and not ln.strip().startswith(("//", "/*", "*")))
-    carried = answer and answer <= set(" ".join(ln.split()) for ln in new)
-    note = (" Where stage %d's lab had its TODO, this lab has that stage's reference answer, so you "
-            "build on a correct stage %d." % (prev["number"], prev["number"])) if carried else ""
-    intro = ('<p class="kit-edition">You start from %s. Here is what changed since the lab it builds on, '
-             '<code>%s</code>, computed from the two skeletons when this page was built: the TODO comments '
-             'mark what you write, everything else is given.%s</p>\n' % (here, file_name("labs", prev), note))
-    return intro + diff_html(shown_old, shown_new, prev, cur,
-                             ("%s &rarr; %s" % (file_name("labs", prev), file_name("labs", cur)),
-                              "the two labs' kernel and launcher, each TODO block shortened to its first line"),
+    new = fold_todo(kernel_and_launcher(src, "labs", cur))
+    if closed:   # the answer without its TODO markers: they were stage prev's, not this stage's
+        old = [ln for ln in kernel_and_launcher(src, "solutions", prev)
+               if not TODO_LINE.search(ln) and "end of TODO" not in ln]
+        base = "stage %d's reference answer" % prev["number"]
+        intro = ('<p class="kit-edition">You start from %s, which is stage %d done right (that stage is closed, '
+                 'so its answer is yours to read now). Here is what this stage changes in it; '
+                 '<span class="kit-todo-mark">&#9654; TODO</span> marks what you write, everything else is '
+                 'given.</p>\n' % (here, prev["number"]))
+    else:
+        old = fold_todo(kernel_and_launcher(src, "labs", prev))
+        base = file_name("labs", prev)
+        intro = ('<p class="kit-edition">You start from %s. Here is what changed since the lab before it, '
+                 '<code>%s</code> (its TODO still empty, as yours may be): '
+                 '<span class="kit-todo-mark">&#9654; TODO</span> marks what you write, everything else is '
+                 'given.</p>\n' % (here, base))
+    return intro + diff_html(old, new, prev, cur,
+                             ("%s &rarr; %s" % (base, file_name("labs", cur)),
+                              "kernel and launcher, each TODO block shortened to its first line"),
                              todo=True)
 
 
@@ -2030,12 +2049,15 @@ def main(argv):
                     default=os.environ.get("KIT_DOCS_EDITION") or "instructor")
     ap.add_argument("--stages", default=os.environ.get("KIT_DOCS_STAGES"),
                     help="the stages to document, e.g. 1,2,3 (default: all of common/stages.def)")
+    ap.add_argument("--closed", default=os.environ.get("KIT_DOCS_CLOSED"),
+                    help="student edition: the stages closed (their answers may show), e.g. 1,2,3")
     args = ap.parse_args(argv)
     src, out = args.source_dir, args.out
     os.makedirs(out, exist_ok=True)
     stages = read_stages(src)
     documented = parse_stages(args.stages, stages) if args.edition == "student" else \
         set(s["number"] for s in stages)
+    closed = parse_stages(args.closed, stages) if args.edition == "student" and args.closed else set()
     if args.edition == "instructor" and args.stages and parse_stages(args.stages, stages) != documented:
         raise SystemExit("docs_assets.py: the instructor edition documents every stage; --stages is for "
                          "--edition student")
@@ -2075,7 +2097,8 @@ def main(argv):
                 write(os.path.join(out, name), changes_html(before, s, src))
             else:
                 prev = before if before["number"] in documented else None
-                write(os.path.join(out, name), lab_changes_html(prev, s, src, before["number"]))
+                write(os.path.join(out, name), lab_changes_html(prev, s, src, before["number"],
+                                                                closed=before["number"] in closed))
             written.add(name)
         name = "results-stage%d.html" % s["number"]
         write(os.path.join(out, name), stage_results_html(s, runs) if is_int_sum(s) else
