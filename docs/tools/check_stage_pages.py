@@ -13,7 +13,9 @@ For each stageK.html of each folder (the pages the edition has; it builds nothin
   - the opening box: a <div class="kit-opening"> before any heading, table, code or figure
     of the contents;
   - the picture right after the box: the first figure, table, heading or code after the box
-    is the page's own picture, <img src="stageK.svg">.
+    is the page's own picture, <img src="stageK.svg"> or <object data="stageK.svg"> (doxygen's
+    \image html of an SVG). A [TOC] counts as a landmark: doxygen puts it at the top of the
+    contents, before the box, so a stage page has none.
 It fails naming each page and what is wrong; with every page right it prints one line per page.
 """
 import os
@@ -31,7 +33,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 CLOSES_P = {"address", "blockquote", "details", "div", "dl", "fieldset", "figure", "footer", "form", "h1",
             "h2", "h3", "h4", "h5", "h6", "header", "hr", "ol", "p", "pre", "section", "table", "ul"}
 # What may not come between the box and the picture (nor before the box).
-LANDMARK = {"h1", "h2", "h3", "h4", "h5", "h6", "table", "img", "svg", "pre", "object", "iframe"}
+LANDMARK = {"h1", "h2", "h3", "h4", "h5", "h6", "table", "svg", "pre", "iframe"}
 
 
 class StagePage(HTMLParser):
@@ -72,8 +74,8 @@ class StagePage(HTMLParser):
     def _landmark(self, tag, cls, a):
         if tag == "div" and "kit-opening" in cls:
             self.events.append(("box",))
-        elif tag == "img":
-            self.events.append(("img", a.get("src", "")))
+        elif tag in ("img", "object"):   # doxygen's \image html of an SVG is an <object data=...>
+            self.events.append(("img", a.get("src") or a.get("data") or ""))
         elif tag in LANDMARK and not self._inside("kit-opening"):
             self.events.append(("landmark", tag))
         elif tag == "div" and ({"fragment", "kit-diff", "toc"} & set(cls)):
@@ -193,6 +195,7 @@ def self_test():
         "picture late": (GOOD.replace('<div class="image"><img src="stage2.svg" alt=""/></div>', "")
                          .replace("<h2>Idea</h2>", '<h2>Idea</h2><img src="stage2.svg"/>') % "x",
                          ["the first figure after the opening box is a heading <h2>"]),
+        "object": (GOOD.replace('<img src="stage2.svg" alt=""/>', '<object data="stage2.svg"></object>') % "x", []),
         "other picture": (GOOD.replace("stage2.svg", "stage1.svg") % "x",
                           ["not the stage's picture stage2.svg"]),
         "box late": (GOOD.replace('<div class="textblock">', '<div class="textblock"><h2>Idea</h2>') % "x",

@@ -766,16 +766,17 @@ def accuracy_chart(run, keys, float_run):
     hi_v = max(values + bound)
     lo = 10 ** math.floor(math.log10(lo_v))
     hi = 10 ** math.ceil(math.log10(hi_v * 1.2))
-    W, H, left, plot_top, bottom = 800, 430, 62, 40, 360
+    W, H, left, plot_top, bottom = 800, 446, 62, 56, 376
     plot_w = W - left - 200
     xs = lambda k: left + plot_w * (k - kmin) / ((kmax - kmin) or 1)
     ys = lambda v: bottom - (bottom - plot_top) * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
     floor_y = bottom - 2
     svg = ['<svg class="kit-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" role="img" '
            'aria-label="relative error of float sums against n on %s">' % (W, H, W, html.escape(run["gpu"]["name"]))]
-    svg.append('<text x="8" y="22" font-size="14" font-weight="bold">%s</text>' % html.escape(
-        "Relative error of a float sum against n, random floats in [0, 1), %s, %s (both axes logarithmic)"
-        % (run["short"], run["date"])))
+    # the title on two lines: on one it ran past the chart's 800 units and was cut
+    svg.append('<text x="8" y="20" font-size="14" font-weight="bold">%s</text>' % html.escape(
+        "Relative error of a float sum against n, %s, %s" % (run["short"], run["date"])))
+    svg.append('<text x="8" y="38" font-size="12" fill="#444">random floats in [0, 1); both axes logarithmic</text>')
     v = lo
     while v <= hi * 1.0001:
         svg.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e3e3e3"/>' % (left, left + plot_w, ys(v), ys(v)))
@@ -1432,7 +1433,8 @@ def worth_chart(r, f):
                'ints (%s) from the host to the GPU</text>' % (left, H - 12, mib_text(4 * r["n"])))
     svg.append("</svg>")
     # the times can be wider than the plot when labels are long: the chart is fixed-width
-    return "\n".join(svg).replace("&micro;", "\u00b5")
+    # time_text writes &micro;, which html.escape turned into &amp;micro; in the tooltips
+    return "\n".join(svg).replace("&amp;micro;", "\u00b5").replace("&micro;", "\u00b5")
 
 
 def worth_html(runs, edition):
@@ -2041,6 +2043,61 @@ def copy_examples(src, out, stages, documented):
                          os.path.join(root, "labs", s["dir"], s["name"] + ".cu"))
 
 
+TODO_MARKER = re.compile(r"^(\s*)//\s*\[(todo[\w-]*)\]\s*(TODO.*)$")
+
+
+def todo_copies(src, out, stages, documented):
+    """OUT/todo/<dir>/<name>.cu: each documented lab with the first line of each TODO moved off its
+    [todo] marker line. \\snippet leaves out the lines that carry the marker, and the labs put the
+    TODO's first line there: the pages' "Your task" quotes todo/<dir>/<name>.cu, and shows it all."""
+    root = os.path.join(out, "todo")
+    shutil.rmtree(root, ignore_errors=True)
+    for s in stages:
+        if s["number"] not in documented:
+            continue
+        with open(os.path.join(src, "labs", s["dir"], s["name"] + ".cu"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        copy = []
+        for line in lines:
+            m = TODO_MARKER.match(line)
+            copy.extend(["%s// [%s]" % (m.group(1), m.group(2)), "%s// %s" % (m.group(1), m.group(3))] if m else [line])
+        os.makedirs(os.path.join(root, s["dir"]))
+        write(os.path.join(root, s["dir"], s["name"] + ".cu"), "\n".join(copy))
+
+
+def stage_page_aliases(stages, documented, runs):
+    """What the stage pages of this edition say about each other and about the counters page:
+    \\next_stage<K>, the line that ends stage K's page (the next stage this edition documents, and the
+    stages between that are later labs), and the section counters_<K> where some run has hardware
+    counters of stage K (the counters page has a section for it, and stage K's page links it)."""
+    lines, sections = ["# The stage pages' links (docs_assets.py stage_page_aliases)."], []
+    numbers = [s["number"] for s in stages]
+    for s in stages:
+        k = s["number"]
+        if k not in documented:
+            continue
+        later = [m for m in numbers if m > k and m in documented]
+        if later:
+            skipped = [m for m in numbers if k < m < later[0]]
+            text = "Next: \\ref stage%d" % later[0]
+            if skipped:
+                text += " (%s)" % ("stage %d is a later lab" % skipped[0] if len(skipped) == 1 else
+                                   "stages %d-%d are later labs" % (skipped[0], skipped[-1]))
+            text += "."
+        elif k != numbers[-1]:
+            text = "This is the last stage handed out so far; stage %d is a later lab." % numbers[numbers.index(k) + 1]
+        else:
+            text = "This is the last stage. Back to the \\ref index \"overview\"."
+        lines.append('ALIASES += next_stage%d="%s"' % (k, text.replace('"', '\\"')))
+        before = compared_with(s, stages)
+        keys = [str(before["number"]), str(k)] if before else [str(k)]
+        if any(counters_of(r["by_stage"].get(x)) for r in runs for x in keys):
+            sections.append("counters_%d" % k)
+    if sections:
+        lines.append("ENABLED_SECTIONS += " + " ".join(sections))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Generates the documentation's pictures, diffs and tables.")
     ap.add_argument("source_dir")
@@ -2118,7 +2175,9 @@ def main(argv):
     write(os.path.join(out, "worth.html"), worth_html(runs, args.edition))
     write(os.path.join(out, "accuracy.html"), accuracy_html(accuracy, args.edition, float_stage, float_run))
     write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps, int_stages, accuracy, float_stage,
-                                                             float_run, reproducible_runs(src)))
+                                                             float_run, reproducible_runs(src)) +
+          stage_page_aliases(stages, documented, runs))
+    todo_copies(src, out, stages, documented)
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):
         if re.match(r"(stage\d+\.svg|(changes|results|counters|matrices)-stage\d+\.html)$", name) and \
