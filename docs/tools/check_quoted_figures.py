@@ -4,7 +4,7 @@
 The pages' figures are generated (docs_assets.py writes them from docs/results/*.json); the
 texts below are typed, so this script reads them as a reader would and compares:
   README.md, release/README.student.md, tests/grading.conf (its comments), the comments of
-  labs/*/*.cu and solutions/*/*.cu, docs/*.md and docs/stages/*.md.
+  labs/*/*.cu and solutions/*/*.cu, docs/*.md, docs/stages/*.md and docs/studies/*.md.
 In each sentence it finds
   - GB/s and TB/s figures ("409 GB/s", "407, 2782 and 2757 GB/s"), and what they are of: the
     nearest "stage K", "CUB"/"cub::...", "copy" or "peak" before them in the clause, else the
@@ -233,11 +233,13 @@ def quoted_files(root):
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "solutions", "*", "*.cu")))
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "stages", "*.md")))
+    files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "studies", "*.md")))
     return [f for f in files if os.path.isfile(os.path.join(root, f))]
 
 
 def file_stage(path):
-    m = re.match(r"(?:labs|solutions)/0*(\d+)_", path) or re.match(r"docs/stages/stage(\d+)\.md$", path)
+    m = re.match(r"(?:labs|solutions)/0*(\d+)_", path) or re.match(r"docs/stages/stage(\d+)\.md$", path) or \
+        re.match(r"docs/studies/stage(\d+)_\w+\.md$", path)
     return int(m.group(1)) if m else None
 
 

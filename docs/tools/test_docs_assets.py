@@ -69,6 +69,17 @@ class Tree:
         shutil.rmtree(self.root)
 
 
+def float_pages(stage):
+    """The float stage's page and its studies (docs/studies/stage<K>_*.md), where the accuracy run is quoted."""
+    paths = [os.path.join(SOURCE, "docs", "stages", "stage%d.md" % stage)]
+    paths += sorted(glob.glob(os.path.join(SOURCE, "docs", "studies", "stage%d_*.md" % stage)))
+    text = ""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            text += f.read() + "\n"
+    return text
+
+
 class TheFloatPagesTable(unittest.TestCase):
     def setUp(self):
         self.tree = Tree()
@@ -122,8 +133,7 @@ class TheFloatPagesTable(unittest.TestCase):
         self.assertIn('ALIASES += acc_gpu="H100"', aliases)
         self.assertIn('ALIASES += acc_last_n="2<sup>16</sup>"', aliases)
         # every \acc_ alias the float page names is defined when a run is committed
-        with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % self.float_stage), encoding="utf-8") as f:
-            page = f.read()
+        page = float_pages(self.float_stage)
         stalled = re.findall(r"\\if acc_neumaier_stalled\n(.*?)\\endif", page, re.S)
         named = set(re.findall(r"\\(acc_\w+)", re.sub(r"\\if acc_neumaier_stalled\n.*?\\endif", "", page, flags=re.S)))
         defined = set(re.findall(r"ALIASES \+= (acc_\w+)=", aliases))
@@ -148,8 +158,7 @@ class TheFloatPagesTable(unittest.TestCase):
         self.assertIn('ALIASES += acc_neumaier_correction="16,777,216"', aliases)
         self.assertIn('ALIASES += acc_neumaier_correction_off="293"', aliases)
         self.assertIn(" acc_neumaier_stalled", aliases.splitlines()[-1])
-        with open(os.path.join(SOURCE, "docs", "stages", "stage%d.md" % self.float_stage), encoding="utf-8") as f:
-            section = re.findall(r"\\if acc_neumaier_stalled\n(.*?)\\endif", f.read(), re.S)
+        section = re.findall(r"\\if acc_neumaier_stalled\n(.*?)\\endif", float_pages(self.float_stage), re.S)
         self.assertEqual(len(section), 1)
         named = set(re.findall(r"\\(acc_\w+)", section[0]))
         self.assertIn("acc_neumaier_correction", named)
