@@ -2,7 +2,8 @@
 # the grade report.
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
 #         -DJOBS=N -DGENERATOR=... [-DRELEASED=1,2,3] [-DBUILD_ALL=ON | -DBUILD_TARGET=T]
-#         [-DSTAGE=K | -DLABEL=grade [-DPART=emulated|gpu]] -P check.cmake
+#         [-DSTAGE=K | -DLABEL=grade [-DPART=emulated|gpu]] [-DTARGET=check-stage3]
+#         [-DSTATUS_FILE=F] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit), BUILD_TARGET
 # one target (make check-grade: the grading programs). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
@@ -12,6 +13,45 @@
 # submission only while its GPU tests run: PART=emulated runs the tests on the CPU emulator
 # (label emulated) and writes no report; PART=gpu then runs the others, keeping the emulated
 # results, and reports on both.
+# The run ends with one line of the kit's own: what failed (or that all passed) and the exit
+# status. A failing run then ends non-zero without CMake's "CMake Error at ..." block: with
+# cmake_language(EXIT) where CMake has it (3.29), else by writing the status to STATUS_FILE
+# (the make target's next command, cmake -E compare_files, fails silently on a status other
+# than 0), else, as a last resort, with message(FATAL_ERROR).
+cmake_policy(VERSION 3.16) # IN_LIST, continue()
+if(NOT TARGET)
+  if(STAGE)
+    set(TARGET check-stage${STAGE})
+  elseif(PART STREQUAL "emulated")
+    set(TARGET check-grade-emulated)
+  elseif(PART STREQUAL "gpu")
+    set(TARGET check-grade-on-gpu)
+  elseif(LABEL)
+    set(TARGET check-grade)
+  else()
+    set(TARGET check)
+  endif()
+endif()
+# Ends the run: the closing line, then exit status STATUS (0 or 1).
+macro(kit_check_end status line)
+  if("${status}" EQUAL 0)
+    message("\n${TARGET}: ${line}; exit status 0")
+  else()
+    message("\n${TARGET}: ${line}; exit status ${status} (the build tool's own error lines follow)")
+  endif()
+  if(STATUS_FILE)
+    file(WRITE "${STATUS_FILE}" "${status}\n")
+  endif()
+  if(NOT "${status}" EQUAL 0)
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)
+      cmake_language(EXIT ${status})
+    elseif(NOT STATUS_FILE)
+      message(FATAL_ERROR "${TARGET} failed (the line above says why)")
+    endif()
+  endif()
+  return()
+endmacro()
+
 if(STAGE)
   file(GLOB old "${RESULTS}/stage${STAGE}.*" "${RESULTS}/logs/stage${STAGE}-*" "${RESULTS}/not-graded.txt")
   set(select -L "^stage${STAGE}$")
@@ -47,6 +87,9 @@ if(NOT STAGE AND NOT LABEL)
   file(REMOVE_RECURSE "${BUILD}/grade-selftest")
 endif()
 file(MAKE_DIRECTORY "${RESULTS}/logs")
+if(STATUS_FILE) # a run stopped half-way (Ctrl-C, an error of CMake's) leaves a failure behind
+  file(WRITE "${STATUS_FILE}" "1\n")
+endif()
 
 # The build (make check: everything; make check-grade: the grading programs), going on past a
 # stage file that does not compile: that stage's tests then fail with the compiler's message
@@ -84,6 +127,9 @@ string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
 if(PART STREQUAL "emulated") # the report comes with the GPU part
   message("check-grade-emulated: the emulated tests took ${seconds} s; check-grade-on-gpu runs the rest and reports")
+  if(STATUS_FILE)
+    file(WRITE "${STATUS_FILE}" "0\n") # as before: the GPU part decides
+  endif()
   return()
 endif()
 string(TIMESTAMP today "%Y-%m-%d")
@@ -92,20 +138,66 @@ execute_process(COMMAND "${REPORT}" --results "${RESULTS}" --config "${CONFIG}"
                         --title "${TITLE}, ${today}, tests took ${seconds} s" ${report_args}
                 RESULT_VARIABLE report_failed)
 message("Logs: JUnit ${junit}, Check XML and TAP in ${RESULTS}/logs/")
+# What failed, in a few words: the graded parts that failed (stageK.<part>, written by
+# kit_grade and the race and sanitizer scripts), stage by stage.
+if(STAGE)
+  file(GLOB part_files "${RESULTS}/stage${STAGE}.*")
+else()
+  file(GLOB part_files "${RESULTS}/stage*.*")
+endif()
+set(failed_stages "")
+foreach(f IN LISTS part_files)
+  get_filename_component(name "${f}" NAME)
+  if(NOT name MATCHES "^stage([0-9]+)\\.([a-z-]+)$")
+    continue()
+  endif()
+  set(k ${CMAKE_MATCH_1})
+  set(part ${CMAKE_MATCH_2})
+  file(STRINGS "${f}" status_line REGEX "^status=" LIMIT_COUNT 1)
+  if(NOT status_line STREQUAL "status=fail")
+    continue()
+  endif()
+  if(part MATCHES "^emulated-(.*)$")
+    set(part "${CMAKE_MATCH_1} (emulated)")
+  endif()
+  if(NOT k IN_LIST failed_stages)
+    list(APPEND failed_stages ${k})
+  endif()
+  list(APPEND failed_parts_${k} "${part}")
+endforeach()
+list(SORT failed_stages COMPARE NATURAL)
+set(failed "")
+foreach(k IN LISTS failed_stages)
+  string(JOIN ", " parts ${failed_parts_${k}})
+  list(APPEND failed "stage ${k} failed ${parts}")
+endforeach()
+string(JOIN "; " failed ${failed})
+
 # No usable GPU and no CPU emulator: the test grading_has_a_gpu_or_the_cpu_emulator failed and
 # left this note (tests/gpu_or_emulator.c); the report marked every stage with it.
 if(EXISTS "${RESULTS}/not-graded.txt")
   file(STRINGS "${RESULTS}/not-graded.txt" note LIMIT_COUNT 1)
-  message(FATAL_ERROR "make check: ${note}")
+  kit_check_end(1 "${note}")
 endif()
 if(NOT build_failed EQUAL 0)
-  message(FATAL_ERROR "make check: the build failed (the compiler's messages are in ${RESULTS}/logs/build.log)")
+  if(failed)
+    set(failed "; ${failed}")
+  endif()
+  kit_check_end(1 "the build failed (the compiler's messages are in ${RESULTS}/logs/build.log)${failed}")
 endif()
 if(NOT tests_failed EQUAL 0)
-  message(FATAL_ERROR "make check: some tests failed (their output is above, the grade report after it)")
+  if(NOT failed)
+    set(failed "some tests failed (their output is above, under CTest's list of them)")
+  endif()
+  kit_check_end(1 "${failed}; the report above says why")
 endif()
 if(report_failed EQUAL 1)
-  message(FATAL_ERROR "make check: some stages could not be graded (the report above says why)")
+  kit_check_end(1 "some stages could not be graded (the report above says why)")
 elseif(NOT report_failed EQUAL 0)
-  message(FATAL_ERROR "make check: the grade report could not be written")
+  kit_check_end(1 "the grade report could not be written")
+endif()
+if(STAGE)
+  kit_check_end(0 "stage ${STAGE} passed every part graded here")
+else()
+  kit_check_end(0 "every test passed")
 endif()
