@@ -26,7 +26,7 @@ What is secret (the stages are read from common/stages.def, next to this script 
     common/, emu/; `cudaGetDevice(&device);` is no secret), or an earlier lab handed out gives
     as code (lab 8's grid-stride loop, which the min of stage 10 reuses). A line of a later lab
     is no excuse: that is how lab 4 showed stage 3's loop;
-  - expressions: every sub-expression of a secret line (the right side of an assignment, the
+  - expressions: every sub-expression of a secret answer line (the right side of an assignment, the
     inside of a parenthesis, a call with its arguments, the line itself without its `;`) of at
     least 14 characters with an operator in it, except one that the code (not the comments) of
     a lab handed out, a closed stage's solution or a --public file has, each also with the
@@ -263,6 +263,8 @@ class Secrets:
         self.expressions = {}              # expression -> (stage, path, line number)
         macros = {number: defines(sol[number][1]) for number, _, _ in stages}
         for k, (text, number, path, i) in self.lines.items():
+            if k not in self.answer[number] or k.startswith(("#", "[[")):
+                continue                   # a skeleton line of a stage not out, an #include: no idea in it
             found = expressions(k)
             for e in list(found):          # `1ull << COUNT_SHIFT` is `1ull << 48` in a sentence
                 found |= expressions(spelled_out(e, macros[number]))
