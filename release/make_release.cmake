@@ -73,7 +73,7 @@ file(GLOB test_files RELATIVE "${SOURCE}" "${SOURCE}/tests/*")
 set(instructor_only audit_fixtures cheats valid_kernels wrong_kernels graded_corpus.def test_audit.c
     test_grader.c test_host.c test_stages.c labs_match_solutions.sh expect_grade.sh expect_rejection.sh
     class slurm require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
-    not_graded_report.sh test_whole_job.c ladder_json.cmake answers_must_match_the_plan.sh)
+    not_graded_report.sh test_whole_job.c ladder_json.cmake answers_must_match_the_plan.sh test_kit_description.py)
 foreach(file IN LISTS test_files)
   get_filename_component(name "${file}" NAME)
   if(name IN_LIST instructor_only OR name MATCHES "^\\.")
@@ -117,6 +117,13 @@ if(NOT kit_cuda_major STREQUAL \"${cuda_major}\")
                       \"instructor for an edition built with CUDA \${kit_cuda_major}.\")
 endif()
 ")
+
+# The kit's description, kit.json at the edition's top (common/kit_description.cmake): the stages,
+# which of them this edition has, and the points of the grading.conf it ships. The edition's own
+# build writes <build>/kit.json too, from the same files.
+include("${SOURCE}/common/kit_description.cmake")
+kit_description_write(OUTPUT "${DEST}/kit.json" SOURCE "${SOURCE}" GRADING_CONFIG "${SOURCE}/tests/grading.conf"
+                      EDITION student RELEASED ${edition_stages} CLOSED ${closed} BATCH ${stages})
 
 # The prebuilt reference.
 file(MAKE_DIRECTORY "${DEST}/reference/gpu")

@@ -10,9 +10,9 @@ foreach(var EDITION SCRIPTS ZIP)
     message(FATAL_ERROR "make_zip.cmake: -D${var}=... is missing")
   endif()
 endforeach()
-if(NOT EXISTS "${EDITION}/edition.cmake" OR NOT EXISTS "${EDITION}/common/stages.def")
-  message(FATAL_ERROR "make_zip.cmake: ${EDITION} is not a student edition (no edition.cmake or "
-                      "common/stages.def): build the target student-release first")
+if(NOT EXISTS "${EDITION}/edition.cmake" OR NOT EXISTS "${EDITION}/common/stages.def" OR NOT EXISTS "${EDITION}/kit.json")
+  message(FATAL_ERROR "make_zip.cmake: ${EDITION} is not a student edition (no edition.cmake, "
+                      "common/stages.def or kit.json): build the target student-release first")
 endif()
 get_filename_component(ZIP "${ZIP}" ABSOLUTE)
 get_filename_component(EDITION "${EDITION}" ABSOLUTE)

@@ -5,8 +5,8 @@
 #   batches_unpack_over_each_other.sh KIT WORK
 # Batch 1 hands out stages 1-3; the student edits lab 1; batch 2 (stage 4, stages 1-3 closed)
 # is unpacked over it. Lab 1 must keep the student's edit, lab 4 must arrive, batch 2's
-# tarball must hold no lab of a closed stage, and its edition.cmake must name stages 1-4 with
-# 1-3 closed.
+# tarball must hold no lab of a closed stage, and its edition.cmake and kit.json (the kit's
+# description) must name stages 1-4 with 1-3 closed.
 set -u
 kit=$1 work=$2
 fail() { echo "FAILED: $*"; exit 1; }
@@ -38,4 +38,21 @@ tail -1 "$lab1" | grep -q "the student's own work" || fail "unpacking batch 2 ch
 grep -qx "set(KIT_RELEASED_STAGES 1 2 3 4)" reduction-lab-kit/edition.cmake &&
     grep -qx "set(KIT_CLOSED_STAGES 1 2 3)" reduction-lab-kit/edition.cmake ||
     { cat reduction-lab-kit/edition.cmake; fail "edition.cmake does not name stages 1-4 with 1-3 closed"; }
-echo "ok: batch 2 unpacked over batch 1 added lab 4 and left the student's lab 1 as it was"
+# The kit's description at the edition's top says the same (common/kit_description.cmake), and the
+# edition's own copy of the generator, run on the edition's files, writes the same.
+python3 - reduction-lab-kit/kit.json <<'EOF' || fail "kit.json does not describe stages 1-4 with 1-3 closed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = (d.get("edition"), d.get("released"), d.get("closed"), d.get("batch"),
+       [s["number"] for s in d["stages"] if s["released"]])
+want = ("student", [1, 2, 3, 4], [1, 2, 3], [4], [1, 2, 3, 4])
+if got != want:
+    print("kit.json: %r, expected %r" % (got, want))
+    sys.exit(1)
+EOF
+cmake -DSOURCE=reduction-lab-kit "-DOUTPUT=$work/edition-kit.json" -DEDITION=student -DRELEASED=1,2,3,4 \
+      -DCLOSED=1,2,3 -DBATCH=4 -P reduction-lab-kit/common/kit_description.cmake ||
+    fail "the edition's common/kit_description.cmake cannot describe the edition"
+cmp -s "$work/edition-kit.json" reduction-lab-kit/kit.json ||
+    { diff "$work/edition-kit.json" reduction-lab-kit/kit.json | head -20; fail "the edition describes itself otherwise than its kit.json"; }
+echo "ok: batch 2 unpacked over batch 1 added lab 4 and left the student's lab 1 as it was; kit.json describes stages 1-4"
