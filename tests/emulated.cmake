@@ -6,7 +6,8 @@
 #   run_ID_emu        the grader's correctness suite on the CPU, sizes up to 2^20 + 7
 #   run_ID_emu_race   the same under ThreadSanitizer, in four thread orders (request "races")
 # and their tests, through kit_grade (sandboxed, answers checked, results written by it):
-#   PREFIX_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator
+#   PREFIX_gives_the_<problem>_at_every_size_up_to_2_20_on_the_cpu_emulator (kit_stage<K>_emulated_sentence:
+#     gives_the_exact_sum_..., gives_the_exact_argmin_..., common/kit_description.cmake)
 #   PREFIX_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
 # They run with or without a GPU: where a GPU grades the stage too, both must pass (the
 # emulator checks shared-array bounds and global-memory races, which the GPU's tools miss).
@@ -93,14 +94,14 @@ foreach(entry IN LISTS kit_graded_files)
                          REALPATH)
   if(id STREQUAL "wrong_kernels_matrices_strided_aos_for_stage_15" AND "emulated" IN_LIST parts)
     set(kit_strided_results "${results}")
-    set(kit_strided_test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+    set(kit_strided_test ${prefix}_${kit_stage${k}_emulated_sentence})
   elseif(k EQUAL 15 AND "emulated" IN_LIST parts AND results AND
          source_real STREQUAL coalesced_real)
     set(kit_coalesced_results "${results}")
-    set(kit_coalesced_test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+    set(kit_coalesced_test ${prefix}_${kit_stage${k}_emulated_sentence})
   endif()
   if("emulated" IN_LIST parts)
-    set(test ${prefix}_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
+    set(test ${prefix}_${kit_stage${k}_emulated_sentence})
     # The emulator's own object of the file is audited too (its defined symbols and startup code):
     # its runner links it, not nvcc's.
     set(emu_object "")
