@@ -20,6 +20,20 @@ add_custom_target(gradescope
 add_dependencies(gradescope student-release)
 
 # ---------------------------------------------------------------- tests
+# run_autograder's fallback when grading raises, on a stand-in 15-stage edition (no build, no
+# grading: about a second): every released stage's parts at 0, with kit.json's names and points.
+if(BUILD_TESTING)
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME gradescope_fallback_reports_every_stage_of_a_15_stage_edition_at_0_when_grading_raises
+             COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/tests/gradescope_fallback.py"
+                     --kit "${CMAKE_SOURCE_DIR}" --autograder "${CMAKE_CURRENT_LIST_DIR}/gradescope/run_autograder"
+                     --cmake "${CMAKE_COMMAND}" --work "${CMAKE_BINARY_DIR}/autograder-test/fallback")
+    set_tests_properties(gradescope_fallback_reports_every_stage_of_a_15_stage_edition_at_0_when_grading_raises
+                         PROPERTIES LABELS "host;release")
+  endif()
+endif()
+
 # Both use the edition the fixture kit_student_edition (release/CMakeLists.txt) wrote, and never
 # write to it: the Gradescope test makes its zip with the gradescope target's own command, into
 # a folder of its own. Each cuts its copy of the edition down to a few of the released stages

@@ -47,7 +47,8 @@ for script in ("setup.sh", "run_autograder"):
         bad.append(script + " is not at the zip's root")
     elif not modes[script] & 0o100:
         bad.append(script + " is not executable (mode %o)" % modes[script])
-for needed in ("reduction-lab-kit/edition.cmake", "reduction-lab-kit/CMakeLists.txt", "reduction-lab-kit/common/stages.def"):
+for needed in ("reduction-lab-kit/edition.cmake", "reduction-lab-kit/CMakeLists.txt", "reduction-lab-kit/common/stages.def",
+               "reduction-lab-kit/kit.json"):
     if needed not in modes:
         bad.append(needed + " is missing")
 if any(n.startswith("reduction-lab-kit/solutions/") for n in modes):
@@ -71,6 +72,10 @@ done
 keep=${keep# }
 [ -n "$keep" ] || fail "none of the stages $wanted is released by this edition (it has: $released)"
 sed -i "s/^set(KIT_RELEASED_STAGES .*)$/set(KIT_RELEASED_STAGES $keep)/" "$kit_edition/edition.cmake"
+# and its description (kit.json, which run_autograder reads where there is no build yet), by the
+# edition's own generator
+cmake "-DSOURCE=$kit_edition" "-DOUTPUT=$kit_edition/kit.json" -DEDITION=student "-DRELEASED=${keep// /,}" \
+      -P "$kit_edition/common/kit_description.cmake" || fail "cannot describe the cut-down edition"
 stage_lines=$(sed -n 's/^KIT_STAGE(\([0-9]*\), *\([A-Za-z0-9_]*\), *\([A-Za-z0-9_]*\),.*/\1 \2 \3/p' "$kit/common/stages.def")
 kept_lines=""
 while read -r k dir name; do

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Gradescope's run_autograder when grading raises, on a 15-stage edition, without grading:
+  gradescope_fallback.py --kit KIT --autograder run_autograder --cmake cmake --work WORK
+
+A stand-in edition (AUTOGRADER_ROOT=WORK/root): labs/ with an empty file per stage, and kit.json
+written by the kit's own generator (common/kit_description.cmake) for all 15 stages, from a
+copy of tests/grading.conf that gives stage 12 7 correctness points and stage 15 3 speedup
+points. Then:
+  1. no build (setup.sh did not finish): grade() raises; results.json must still come, exit 0,
+     with every released stage's three parts (named as kit.json names them) at 0 of the
+     description's points, failed, each saying the autograder failed;
+  2. the same with grade() replaced by one that raises KeyError (run_autograder imported as a
+     module, main() called);
+  3. a build's kit.json (setup.sh's configure: another grading.conf) is read before the edition's.
+Before kit.json, run_autograder read points for stages 1-7 only, and the fallback raised
+KeyError for stage 8 and wrote no results.json.
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+STAGES = list(range(1, 16))
+
+
+def fail(text):
+    print("FAILED: " + text)
+    sys.exit(1)
+
+
+def describe(args, source, config, output, released):
+    subprocess.run([args.cmake, "-DSOURCE=" + source, "-DOUTPUT=" + output, "-DGRADING_CONFIG=" + config,
+                    "-DEDITION=student", "-DRELEASED=" + ",".join(map(str, released)),
+                    "-P", os.path.join(args.kit, "common", "kit_description.cmake")], check=True)
+    with open(output) as f:
+        return json.load(f)
+
+
+def check(results_path, description, released, words):
+    """Problems with results.json: every released stage's parts at 0 of the description's points."""
+    try:
+        with open(results_path) as f:
+            results = json.load(f)
+    except (OSError, ValueError) as e:
+        return ["no valid results.json: %s" % e]
+    bad = []
+    want = []
+    for s in description["stages"]:
+        if s["number"] in released:
+            want += [(p["name"], float(p["points"])) for p in s["parts"]]
+    got = [(t.get("name"), float(t.get("max_score", -1))) for t in results.get("tests", [])]
+    if got != want:
+        bad.append("tests %s, expected %s" % (got, want))
+    for t in results.get("tests", []):
+        if t.get("score") != 0 or t.get("status") != "failed" or words not in t.get("output", "") or \
+                t.get("visibility") != "visible":
+            bad.append("%s: score %r, status %r, visibility %r, output %r" % (
+                t.get("name"), t.get("score"), t.get("status"), t.get("visibility"), t.get("output", "")[:120]))
+    if results.get("score") != 0 or words not in results.get("output", ""):
+        bad.append("score %r, output %r" % (results.get("score"), results.get("output", "")[:200]))
+    return bad
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kit", required=True)
+    parser.add_argument("--autograder", required=True)
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    args.kit = os.path.abspath(args.kit)
+    work = os.path.abspath(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    root = os.path.join(work, "root")
+    edition = os.path.join(root, "source", "reduction-lab-kit")
+    os.makedirs(os.path.join(root, "results"))
+    os.makedirs(os.path.join(root, "submission"))
+
+    # The edition's inputs: the kit's, with stage 12's and stage 15's points changed.
+    config = os.path.join(work, "grading.conf")
+    with open(os.path.join(args.kit, "tests", "grading.conf")) as f:
+        text = f.read()
+    with open(config, "w") as f:
+        f.write(text + "\nstage12.points.correctness = 7\nstage15.points.speedup = 3\n")
+    description = describe(args, args.kit, config, os.path.join(work, "kit.json"), STAGES)
+    os.makedirs(edition)
+    shutil.copy(os.path.join(work, "kit.json"), os.path.join(edition, "kit.json"))
+    for s in description["stages"]:
+        os.makedirs(os.path.join(edition, "labs", s["dir"]))
+        open(os.path.join(edition, "labs", s["dir"], s["name"] + ".cu"), "w").close()
+    points = {s["number"]: s["points"] for s in description["stages"]}
+    if points[12]["correctness"] != 7 or points[15]["speedup"] != 3 or points[8] != \
+            {"correctness": 6, "speedup": 2, "sanitizer": 2}:
+        fail("kit.json's points do not follow the grading.conf it was written from: %s" % points)
+    results = os.path.join(root, "results", "results.json")
+    env = dict(os.environ, AUTOGRADER_ROOT=root)
+
+    print("== 1. setup.sh did not finish: grade() raises")
+    run = subprocess.run([sys.executable, args.autograder], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True)
+    bad = check(results, description, STAGES, "tell your instructor")
+    if run.returncode != 0:
+        bad.append("run_autograder exited %d" % run.returncode)
+    if bad:
+        print(run.stdout[-3000:])
+        fail("\n  ".join(["the fallback's results.json for a 15-stage edition:"] + bad))
+    print("   45 parts at 0, stage 12's correctness of 7, stage 15's speedup of 3")
+
+    print("== 2. grade() raises KeyError (run_autograder as a module)")
+    os.remove(results)
+    os.environ["AUTOGRADER_ROOT"] = root
+    loader = importlib.machinery.SourceFileLoader("run_autograder", args.autograder)
+    spec = importlib.util.spec_from_loader("run_autograder", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+
+    def raises():
+        raise KeyError(8)
+    module.grade = raises
+    status = module.main()
+    bad = check(results, description, STAGES, "tell your instructor")
+    if status != 0:
+        bad.append("main() returned %r" % status)
+    if bad:
+        fail("\n  ".join(["the fallback's results.json when grading raises KeyError:"] + bad))
+    print("   results.json written, every stage 0")
+
+    print("== 3. the build's kit.json comes first")
+    os.remove(results)
+    build = os.path.join(root, "grading", "build")
+    os.makedirs(build)
+    with open(config, "a") as f:
+        f.write("stage9.points.sanitizer = 4\n")
+    released = [9, 12]
+    built = describe(args, args.kit, config, os.path.join(build, "kit.json"), released)
+    status = module.main()
+    bad = check(results, built, released, "tell your instructor")
+    if status != 0:
+        bad.append("main() returned %r" % status)
+    if bad:
+        fail("\n  ".join(["with a build's kit.json (stages 9 and 12, stage 9's sanitizer part 4 points):"] + bad))
+    print("   stages 9 and 12, stage 9's sanitizer part 4 points")
+    print("ok: the fallback writes results.json for every released stage, with kit.json's parts and points")
+
+
+if __name__ == "__main__":
+    main()
