@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "kit_cuda.h"
+#include "no_gpu.h"
 
 #ifdef KIT_EMULATOR
 #define KIT_EMULATED_BUILD_TEXT "this emulator build does not count what its kernels do"
@@ -102,9 +103,11 @@ kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err)
 {
     int count = 0;
     cudaError_t code = cudaGetDeviceCount(&count);
-    if (code != cudaSuccess || count == 0)
-        return kit_fail(err, KIT_NO_GPU, "no CUDA GPU found (cudaGetDeviceCount: %s)",
-                        code != cudaSuccess ? cudaGetErrorString(code) : "0 devices");
+    if (code != cudaSuccess || count == 0) {
+        char why[200];
+        kit_no_gpu_reason(code, why, sizeof why);
+        return kit_fail(err, KIT_NO_GPU, "%s", why);
+    }
     struct cudaDeviceProp prop;
     KIT_CUDA_TRY(cudaSetDevice(0), err);
     KIT_CUDA_TRY(cudaGetDeviceProperties(&prop, 0), err);

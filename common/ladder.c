@@ -41,8 +41,8 @@ static int hand_over_to_emulator(char **argv, const char *why)
 {
 #ifdef KIT_EMULATOR_PATH
     if (why) /* not an error: one line that says what runs instead, and why */
-        fprintf(stderr, "reduce_ladder: no usable NVIDIA GPU here, so the kit's CPU emulator runs the stages "
-                "(correctness only, no timings): %s\n", why);
+        fprintf(stderr, "reduce_ladder: %s: the stages run on the kit's CPU emulator (correctness only, "
+                "no timings)\n", why);
     fflush(stderr);
     execv(KIT_EMULATOR_PATH, argv);
     fprintf(stderr, "reduce_ladder: cannot run the emulator %s: %s\n", KIT_EMULATOR_PATH, strerror(errno));

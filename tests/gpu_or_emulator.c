@@ -67,7 +67,7 @@ int main(int argc, char **argv)
             printf("ok: a CUDA GPU is usable: the labs are graded on it%s\n",
                    built ? " and on the CPU emulator" : "");
         else
-            printf("ok: no CUDA GPU is usable (%s): the labs are graded on the CPU emulator (correctness and "
+            printf("ok: %s: the labs are graded on the kit's CPU emulator (correctness and "
                    "races; speed is not measured)\n", why);
         return 0;
     }

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_probe.h"
+#include "../common/no_gpu.h"
 
 int kit_probe_gpu(char *why, int why_size)
 {
@@ -26,9 +27,10 @@ int kit_probe_gpu(char *why, int why_size)
         close(fds[0]);
         int count = 0;
         cudaError_t code = cudaGetDeviceCount(&count);
-        const char *reason = code != cudaSuccess ? cudaGetErrorString(code) : "0 CUDA devices";
         if (code == cudaSuccess && count > 0)
             _exit(0);
+        char reason[200];
+        kit_no_gpu_reason(code, reason, sizeof reason);
         ssize_t written = write(fds[1], reason, strlen(reason));
         (void)written;
         _exit(1);

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 #ifndef KIT_TEST_ON_EMULATOR
     char why[256];
     if (!kit_probe_gpu(why, sizeof why)) {
-        printf("no CUDA GPU (%s): skipping the GPU tests of %s\n", why, mode);
+        printf("%s: skipping the GPU tests of %s\n", why, mode);
         return kit_no_gpu_exit_code();
     }
 #endif

@@ -234,7 +234,7 @@ int main(void)
 #ifndef KIT_TEST_ON_EMULATOR
     char why[256];
     if (!kit_probe_gpu(why, sizeof why)) {
-        printf("no CUDA GPU (%s): skipping the GPU tests of the whole job's timings\n", why);
+        printf("%s: skipping the GPU tests of the whole job's timings\n", why);
         return kit_no_gpu_exit_code();
     }
 #endif

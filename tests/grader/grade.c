@@ -1019,7 +1019,7 @@ int main(int argc, char **argv)
             printf("FAIL: %s\n", why);
             return 1;
         }
-        printf("SKIPPED: no CUDA GPU usable (%s)\n", why);
+        printf("SKIPPED: %s\n", why);
         return no_gpu_exit_code();
     }
     printf("kit_grade: stage %d, %s, file %s, sandbox: %s\n", args.stage, args.part, args.shown, kit_sandbox_mode());
@@ -1045,12 +1045,13 @@ int main(int argc, char **argv)
     }
     if (found == PROBE_NO_GPU) {
         int code = no_gpu_exit_code();
-        printf("SKIPPED: no CUDA GPU (%s): stage %d's GPU tests did not run%s\n", why, args.stage,
-               code == 77 ? "" : ", and KIT_REQUIRE_GPU=1 makes that a failure");
+        printf("SKIPPED: %s: stage %d's GPU tests did not run%s\n", why, args.stage,
+               code == 77 ? " (the kit's CPU emulator grades it where it is built)"
+                          : ", and KIT_REQUIRE_GPU=1 makes that a failure");
         kit_result r;
         memset(&r, 0, sizeof r);
         r.outcome = code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL;
-        snprintf(r.message, sizeof r.message, "not graded: no CUDA GPU (%s)", why);
+        snprintf(r.message, sizeof r.message, "not graded: %s", why);
         kit_result_write(args.results, args.stage, part, &r);
         return code;
     }
