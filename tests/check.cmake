@@ -120,8 +120,10 @@ if(BUILD_ALL OR BUILD_TARGET)
 endif()
 
 string(TIMESTAMP started "%s")
-execute_process(COMMAND "${CTEST}" --test-dir "${BUILD}" --output-on-failure -j ${JOBS} ${select}
-                        --output-junit "${junit}"
+# Through ctest_progress.sh: a line as each test starts and ends and, every 15 s, one for each
+# test still running; a failing test's output after its end line (--output-on-failure's).
+execute_process(COMMAND sh "${CMAKE_CURRENT_LIST_DIR}/ctest_progress.sh" "${CTEST}" --test-dir "${BUILD}"
+                        -j ${JOBS} ${select} --no-label-summary --output-junit "${junit}"
                 RESULT_VARIABLE tests_failed)
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
