@@ -482,7 +482,7 @@ def parse_stage_list(text, known, option):
 def lab_stage(name, secrets):
     """The stage whose lab file a checked path is (PATH or archive!member), or None."""
     for rel, number in secrets.lab_paths.items():
-        if name.replace("\\", "/").endswith("/labs/" + rel.replace("\\", "/")):
+        if ("/" + name.replace("\\", "/")).endswith("/labs/" + rel.replace("\\", "/")):
             return number
     return None
 
