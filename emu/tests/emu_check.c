@@ -21,11 +21,19 @@
  * (KIT_WRONG_KERNEL lines, as tests/wrong_kernels/corpus.def has them) instead of the stage
  * tables; each is run in its slot's row of the solutions table.
  *
- * Exit status: 0 when every case is exact in every order, 1 when one is not, 2 for bad options.
+ * In the race build, ThreadSanitizer writes its reports to a log file (log_path, below) instead
+ * of the terminal; at the end this program says the first race in the kit's words (the two
+ * source lines, the GPU threads and blocks, which barrier is missing), names the log, and says
+ * what ThreadSanitizer's exit status 66 means. TSAN_OPTIONS=log_path=stderr brings the raw
+ * reports back to the terminal.
+ *
+ * Exit status: 0 when every case is exact in every order, 1 when one is not, 2 for bad options;
+ * in the race build, 66 (ThreadSanitizer's, set as the program exits) when it reported a race.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 #include <emu_control.h>
@@ -145,6 +153,135 @@ static int check_case(const kit_stage *stage, kit_workspace *ws, unsigned thread
             break;
         }
     return ok && !differ;
+}
+
+/* ---------------------------------------------------------------- ThreadSanitizer's reports, told */
+
+#define TSAN_LOG_PREFIX "/tmp/emu_race_check.tsan"
+static const char tsan_log_prefix[] = TSAN_LOG_PREFIX;
+
+/* Read by ThreadSanitizer as it starts, before the C library is ready for much (a constant,
+ * then; TSAN_OPTIONS still overrides it): its reports go to /tmp/emu_race_check.tsan.<pid>,
+ * not to the terminal. Unused in the plain build. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+    return "log_path=" TSAN_LOG_PREFIX;
+}
+
+typedef struct tsan_access {
+    char kind[32];   /* "write", "read", "atomic write", ... */
+    char thread[16]; /* "T2", or "main" */
+    char where[256]; /* file:line of frame #0 */
+    char size[8];
+} tsan_access;
+
+/* "block(2) thread(1)" -> "thread 1 of block 2"; the main thread -> "the host". */
+static void gpu_thread_name(const char *tsan_name, char *out, size_t size, long *block)
+{
+    long b = -1, t = -1;
+    *block = -1;
+    if (sscanf(tsan_name, "block(%ld) thread(%ld)", &b, &t) == 2) {
+        snprintf(out, size, "thread %ld of block %ld", t, b);
+        *block = b;
+    } else {
+        snprintf(out, size, "%.60s", tsan_name[0] ? tsan_name : "the host");
+    }
+}
+
+/* Says the first race of ThreadSanitizer's log in the kit's words; 1 when the log had one. */
+static int tell_races(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s.%ld", tsan_log_prefix, (long)getpid());
+    FILE *f = tsan_log_prefix[0] ? fopen(path, "r") : NULL;
+    if (!f)
+        return 0;
+    tsan_access acc[2];
+    memset(acc, 0, sizeof acc);
+    char names[2][64] = {"", ""};
+    int reports = 0, n = 0, want_frame = -1;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "WARNING: ThreadSanitizer:")) {
+            reports++;
+            continue;
+        }
+        if (reports != 1)
+            continue; /* the first report is told; the others are in the log */
+        char kind[32], second[32], size[8], thread[16];
+        if (n < 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ' && strstr(line, " of size ") &&
+            strstr(line, " by ")) {
+            /* "  Write of size 4 at 0x... by thread T2:" / "  Previous read of size 4 ... by main thread:" */
+            const char *p = line + 2;
+            int prev = strncmp(p, "Previous ", 9) == 0;
+            if (prev)
+                p += 9;
+            int atomic = strncmp(p, "Atomic ", 7) == 0 || strncmp(p, "atomic ", 7) == 0;
+            if (atomic)
+                p += 7;
+            if (sscanf(p, "%31s of size %7s", kind, size) != 2)
+                continue;
+            for (char *c = kind; *c; c++)
+                *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+            const char *by = strstr(p, " by thread ");
+            if (by && sscanf(by + 11, "%15[^:]", thread) == 1)
+                snprintf(acc[n].thread, sizeof acc[n].thread, "%s", thread);
+            else
+                snprintf(acc[n].thread, sizeof acc[n].thread, "main");
+            snprintf(acc[n].kind, sizeof acc[n].kind, "%s%.16s", atomic ? "atomic " : "", kind);
+            snprintf(acc[n].size, sizeof acc[n].size, "%s", size);
+            want_frame = n++;
+            continue;
+        }
+        if (want_frame >= 0 && strncmp(line, "    #0 ", 7) == 0) {
+            /* "    #0 function file:line (binary+0x...)": the second-to-last word */
+            char *end = strrchr(line, '(');
+            if (end && end > line + 7) {
+                *--end = '\0';
+                char *start = strrchr(line, ' ');
+                snprintf(acc[want_frame].where, sizeof acc[want_frame].where, "%.250s", start ? start + 1 : line);
+            }
+            want_frame = -1;
+            continue;
+        }
+        /* "  Thread T2 'block(2) thread(1)' (tid=..." */
+        if (strncmp(line, "  Thread T", 10) == 0 && sscanf(line + 9, "%15s", second) == 1) {
+            char *q = strchr(line, '\'');
+            char *r = q ? strchr(q + 1, '\'') : NULL;
+            for (int i = 0; i < n; i++)
+                if (q && r && strcmp(acc[i].thread, second) == 0)
+                    snprintf(names[i], sizeof names[i], "%.*s", (int)(r - q - 1), q + 1);
+        }
+    }
+    fclose(f);
+    if (reports == 0) {
+        remove(path);
+        return 0;
+    }
+    char who[2][96];
+    long block[2] = {-1, -1};
+    for (int i = 0; i < 2; i++)
+        gpu_thread_name(strcmp(acc[i].thread, "main") == 0 ? "" : names[i], who[i], sizeof who[i], &block[i]);
+    if (n == 2 && block[0] >= 0 && block[0] == block[1])
+        printf("emu_race_check: data race between two threads of one block (block %ld):\n", block[0]);
+    else if (n == 2 && block[0] >= 0 && block[1] >= 0)
+        printf("emu_race_check: data race between two blocks (%ld and %ld):\n", block[0], block[1]);
+    else
+        printf("emu_race_check: data race:\n");
+    if (n == 2) {
+        printf("  %s: %s of %s bytes at %s\n", who[0], acc[0].kind, acc[0].size, acc[0].where);
+        printf("  %s, before it: %s of the same bytes at %s\n", who[1], acc[1].kind, acc[1].where);
+        if (block[0] >= 0 && block[0] == block[1])
+            printf("  with no __syncthreads() between them (or __syncwarp(), for two lanes of one warp)\n");
+        else if (block[0] >= 0 && block[1] >= 0)
+            printf("  with nothing ordering them: blocks meet only through atomics (atomicAdd, ...) or a second kernel\n");
+    }
+    printf("emu_race_check: ThreadSanitizer made %d report(s); all of them, with its stack frames: %s\n", reports, path);
+    printf("emu_race_check: so the exit status is 66, ThreadSanitizer's for \"it reported a race\", whatever the "
+           "results above\n");
+    fflush(stdout);
+    return 1;
 }
 
 /* One line saying what was wrong (NULL: nothing, --help), then the usage line. */
@@ -274,5 +411,7 @@ int main(int argc, char **argv)
         printf("emu_check: %d of %d cases FAILED\n", failed, cases);
     else
         printf("emu_check: all %d cases exact, the same in every thread order\n", cases);
+    if (emu_race_mode())
+        tell_races();
     return failed ? 1 : 0;
 }
