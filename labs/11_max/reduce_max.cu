@@ -17,7 +17,7 @@
  * passes): 0.096 ms, where stage 7 sums the same ints in 0.096 ms.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 11 [--impl labs]        Grade:  make check-stage11
+ * Run:  ./build/reduce_ladder --stage 11 [--impl labs]   Grade: cmake --build build --target check-stage11
  */
 #include <climits>
 #include <cuda_runtime.h>

@@ -33,7 +33,7 @@
  * in the kernel instead.
  *
  * Block sizes: 64, 128, 256, 512 or 1024.
- * Run:  ./build/reduce_ladder --stage 14 [--impl labs]        Grade:  make check-stage14
+ * Run:  ./build/reduce_ladder --stage 14 [--impl labs]   Grade: cmake --build build --target check-stage14
  */
 #include <climits>
 #include <cuda_runtime.h>

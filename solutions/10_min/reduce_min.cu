@@ -26,7 +26,7 @@
  * passes): 0.096 ms, where stage 7 sums the same ints in 0.096 ms.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 10 [--impl labs]        Grade:  make check-stage10
+ * Run:  ./build/reduce_ladder --stage 10 [--impl labs]   Grade: cmake --build build --target check-stage10
  */
 #include <climits>
 #include <cuda_runtime.h>

@@ -47,7 +47,7 @@
  * the same ints in 0.096 ms (in two passes) and stage 10 finds their minimum in 0.096 ms.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 12 [--impl labs]        Grade:  make check-stage12
+ * Run:  ./build/reduce_ladder --stage 12 [--impl labs]   Grade: cmake --build build --target check-stage12
  */
 #include <climits>
 #include <cuda_runtime.h>

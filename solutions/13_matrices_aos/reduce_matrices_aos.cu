@@ -44,7 +44,7 @@
  * sectors. The grid: 4 matrices a thread or more (144 bytes), at most one wave of blocks.
  *
  * Block sizes: 64, 128, 256, 512 or 1024.
- * Run:  ./build/reduce_ladder --stage 13 [--impl labs]        Grade:  make check-stage13
+ * Run:  ./build/reduce_ladder --stage 13 [--impl labs]   Grade: cmake --build build --target check-stage13
  */
 #include <climits>
 #include <cuda_runtime.h>
