@@ -1,0 +1,52 @@
+# The quick tier: label `quick` on the tests that guard the kit's own logic in seconds, for the
+# edit-test loop (`ctest --test-dir build-ref -L quick -j2`, or `make check-quick`): the unit
+# tests of the grader, the host code, the audit, the problems and the kit's description, the
+# python tests (the no-answer check, the class report, Gradescope's fallback), the emulator's
+# own tests, and the docs checks that need no doxygen build. About 60 s on 2 cores after the
+# build.
+#
+# Every directory that registers tests calls kit_quick_tier() at its end. A test is quick unless
+# it grades a stage file (the corpora's grader_on_*/grader_gives_*, the labs' stageK_*, and the
+# checks that read their results), needs a GPU, or is one of the slow tiers by its properties:
+# a fixture (the docs' HTML, the student edition and the autograders on it), a resource lock
+# (Slurm), an order after another test, or a time limit of 5 minutes or more (class grading).
+# A new test is quick by default; give it one of those, or name it below, if it takes more than
+# a few seconds.
+set(kit_not_quick_names
+    "^grader_on_" "^grader_gives_" "^stage[0-9]+_" "^gpu_"
+    "^grader_advises_without_a_gpu" "^grader_rejects_a_strided_aos_read"
+    "^class_grading_" "^slurm_" "^student_edition_" "^student_release_"
+    "^gradescope_autograder_gives" "^github_classroom_workflow")
+
+function(kit_quick_tier)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  set(quick "")
+  foreach(test IN LISTS tests)
+    set(slow OFF)
+    foreach(pattern IN LISTS kit_not_quick_names)
+      if(test MATCHES "${pattern}")
+        set(slow ON)
+      endif()
+    endforeach()
+    get_test_property(${test} LABELS labels)
+    if(labels AND "gpu" IN_LIST labels)
+      set(slow ON)
+    endif()
+    foreach(property FIXTURES_SETUP FIXTURES_REQUIRED RESOURCE_LOCK DEPENDS)
+      get_test_property(${test} ${property} value)
+      if(value)
+        set(slow ON)
+      endif()
+    endforeach()
+    get_test_property(${test} TIMEOUT timeout)
+    if(timeout AND timeout GREATER_EQUAL 300)
+      set(slow ON)
+    endif()
+    if(NOT slow)
+      list(APPEND quick ${test})
+    endif()
+  endforeach()
+  if(quick)
+    set_property(TEST ${quick} APPEND PROPERTY LABELS quick)
+  endif()
+endfunction()
