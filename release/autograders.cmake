@@ -3,8 +3,8 @@
 #   gradescope   build/student/autograder.zip: Gradescope's layout (setup.sh and run_autograder
 #                at its root, the edition as reduction-lab-kit/; release/gradescope/)
 #   release/github/grade.yml   the edition's .github/workflows/grade.yml for GitHub Classroom
-# and their tests (labels release and selftest), each on the edition the build's student-release
-# wrote, cut down to a few stages to keep CI short (see release/tests/).
+# and their tests (labels release and selftest), each on an edition of their own of cheap stages
+# (below), cut down to a few stages to keep CI short (see release/tests/).
 if(NOT TARGET student-release OR NOT KIT_STUDENT_EDITION_DIR)
   message(FATAL_ERROR "release/autograders.cmake: include it after the target student-release and "
                       "KIT_STUDENT_EDITION_DIR are defined")
@@ -34,17 +34,22 @@ if(BUILD_TESTING)
   endif()
 endif()
 
-# Both use the edition the fixture kit_student_edition (release/CMakeLists.txt) wrote, and never
-# write to it: the Gradescope test makes its zip with the gradescope target's own command, into
-# a folder of its own. Each cuts its copy of the edition down to a few of the released stages
-# (edition.cmake's KIT_RELEASED_STAGES, and labs/): a correct stage costs 10 s (stage 7) to 2
-# minutes (stage 1) of emulated grading on CI's 2 cores, a broken one a few seconds, so the
-# cheap late stages are kept (every edition holds reference stage 1, which each stage's speed
-# is measured against, whether stage 1 is handed out or not). They test the autograders' flow,
-# which is the same for every stage: the stages of other problems (9 to 15) get their full marks
-# in student_edition_with_the_reference_solutions_in_its_labs_gets_full_marks, and the workflow's
-# step for each of them is checked against stages.def by the classroom test's wiring check.
-#   KIT_AUTOGRADER_TEST_STAGES   the stages the Gradescope test keeps (4 at least, 5 with the hang)
+# Both run on an edition of their own, written by the fixture test
+# autograder_test_edition_is_written with make_release.cmake (the student-release target's
+# script) for the batch KIT_AUTOGRADER_TEST_BATCH (release/CMakeLists.txt, default 5-8), and never
+# write to it: the Gradescope test makes its zip with the gradescope target's own command, into a
+# folder of its own. Why not the build's edition: by default it is batch 1 (stages 1-3), whose
+# correct stages cost 75 s (stage 3) to over 4 minutes (stage 1) of emulated grading on 2 cores,
+# where stages 7 and 8 cost 10 to 30 s; the autograders' flow is the same for every stage. The
+# build's own edition is built and graded by student_edition_* (release/CMakeLists.txt), and the
+# stages of other problems (9 to 15) are graded one by one by the kit's own make check; the
+# workflow's step for each stage is checked against stages.def by the classroom test's wiring check.
+# Each test cuts its copy down to a few of the batch's stages (edition.cmake's
+# KIT_RELEASED_STAGES, and labs/); every edition holds reference stage 1, which each stage's
+# speed is measured against.
+#   KIT_AUTOGRADER_TEST_STAGES   the stages the Gradescope test keeps (4 at least, 5 with the
+#                                hang): the first three are broken in its second run, and the
+#                                reference is graded in full only for the last two
 #   KIT_AUTOGRADER_TEST_HANG     the Gradescope test also grades a kernel that never ends (up to
 #                                4 more minutes: the emulator's ThreadSanitizer build does not
 #                                always stop an endless loop, and the test's time limit then does)
@@ -52,15 +57,49 @@ endif()
 #                                unfilled one in its second run)
 option(KIT_AUTOGRADER_TEST_HANG "The Gradescope autograder test also grades a kernel that never ends" OFF)
 if(KIT_AUTOGRADER_TEST_HANG)
-  set(kit_gs_default "3;4;5;6;7")
+  set(kit_gs_default "4;5;6;7;8")
 else()
-  set(kit_gs_default "4;5;6;7")
+  set(kit_gs_default "5;6;7;8")
 endif()
 set(KIT_AUTOGRADER_TEST_STAGES "" CACHE STRING
-    "Stages the Gradescope autograder test keeps of the student edition (empty: ${kit_gs_default})")
-set(KIT_CLASSROOM_TEST_STAGES "6;7" CACHE STRING "Stages the GitHub Classroom workflow test keeps of the student edition")
+    "Stages the Gradescope autograder test keeps of its edition (empty: ${kit_gs_default})")
+set(KIT_CLASSROOM_TEST_STAGES "7;8" CACHE STRING "Stages the GitHub Classroom workflow test keeps of its edition")
+set(kit_autograder_edition "${CMAKE_BINARY_DIR}/autograder-test/edition/reduction-lab-kit")
 if(BUILD_TESTING AND NOT kit_release_problem)
   find_package(Python3 COMPONENTS Interpreter)
+  # The autograder tests' edition: make_release.cmake as the target student-release runs it, for
+  # the batch KIT_AUTOGRADER_TEST_BATCH (its GPU and emulator reference built first). No answer
+  # check: it is never handed out.
+  set(kit_autograder_targets docs-student)
+  set(kit_autograder_emu "")
+  foreach(k IN LISTS kit_autograder_reference)
+    list(APPEND kit_autograder_targets kit_release_reference_stage${k})
+    foreach(flavor plain race)
+      if(TARGET emu_reference_stage${k}_${flavor})
+        list(APPEND kit_autograder_targets emu_reference_stage${k}_${flavor})
+        list(APPEND kit_autograder_emu "$<TARGET_FILE:emu_reference_stage${k}_${flavor}>")
+      endif()
+    endforeach()
+  endforeach()
+  string(JOIN "," kit_autograder_emu_arg ${kit_autograder_emu})
+  string(JOIN "," kit_autograder_batch_arg ${kit_autograder_batch})
+  string(JOIN "," kit_autograder_reference_arg ${kit_autograder_reference})
+  add_custom_target(autograder-test-edition
+                    COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${CMAKE_SOURCE_DIR}" "-DDEST=${kit_autograder_edition}"
+                            "-DSTAGES=${kit_autograder_batch_arg}" "-DCLOSED="
+                            "-DREFERENCE_STAGES=${kit_autograder_reference_arg}"
+                            "-DGPU_REFERENCE=${kit_release_gpu_dir}"
+                            "-DEMU_REFERENCE=${kit_autograder_emu_arg}" "-DDOCS=${CMAKE_BINARY_DIR}/docs-student/html"
+                            "-DCUDA_VERSION=${CMAKE_CUDA_COMPILER_VERSION}" "-DARCHS=${kit_release_archs_text}"
+                            "-DCXX=${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}"
+                            -P "${CMAKE_CURRENT_LIST_DIR}/make_release.cmake"
+                    DEPENDS ${kit_autograder_targets}
+                    COMMENT "Writing the autograder tests' edition (stages ${kit_autograder_batch_arg}) to ${kit_autograder_edition}"
+                    VERBATIM)
+  add_test(NAME autograder_test_edition_is_written
+           COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target autograder-test-edition)
+  set_tests_properties(autograder_test_edition_is_written PROPERTIES
+                       LABELS "release;selftest" FIXTURES_SETUP kit_autograder_test_edition TIMEOUT 1200)
   set(kit_gs_stages "${KIT_AUTOGRADER_TEST_STAGES}")
   if(NOT kit_gs_stages)
     set(kit_gs_stages "${kit_gs_default}")
@@ -73,15 +112,15 @@ if(BUILD_TESTING AND NOT kit_release_problem)
   endif()
   set(kit_gs_test gradescope_autograder_gives_full_emulated_marks_to_the_reference_and_clear_zeros_to_a_broken_submission)
   add_test(NAME ${kit_gs_test}
-           COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/tests/gradescope_autograder.sh" "${KIT_STUDENT_EDITION_DIR}"
+           COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/tests/gradescope_autograder.sh" "${kit_autograder_edition}"
                    "${CMAKE_CURRENT_LIST_DIR}/gradescope" "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/autograder-test/gradescope"
                    "${kit_gs_stages}" ${kit_gs_hang})
   set(kit_gh_test github_classroom_workflow_gives_the_reference_every_stage_and_fails_an_unfilled_one_with_the_fill_in_message)
   add_test(NAME ${kit_gh_test}
            COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/tests/classroom_workflow.py"
-                   --workflow "${CMAKE_CURRENT_LIST_DIR}/github/grade.yml" --edition "${KIT_STUDENT_EDITION_DIR}"
+                   --workflow "${CMAKE_CURRENT_LIST_DIR}/github/grade.yml" --edition "${kit_autograder_edition}"
                    --kit "${CMAKE_SOURCE_DIR}" --work "${CMAKE_BINARY_DIR}/autograder-test/classroom"
                    --stages "${kit_gh_stages}")
   set_tests_properties(${kit_gs_test} ${kit_gh_test} PROPERTIES LABELS "release;selftest"
-                       FIXTURES_REQUIRED kit_student_edition TIMEOUT 1800)
+                       FIXTURES_REQUIRED kit_autograder_test_edition TIMEOUT 1800)
 endif()
