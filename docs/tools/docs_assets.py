@@ -146,7 +146,7 @@ def diff_html(old, new, old_stage, new_stage, head, todo=False):
             begin = 0
             for k in marks:
                 context(block[begin:k])
-                out.append('<span class="todo">&#9654; %s</span>' % html.escape(block[k].lstrip()))
+                out.append('<span class="todo">&#9654; %s</span>' % html.escape(todo_text(block[k])))
                 begin = k + 1
             context(block[begin:])
             continue
@@ -155,7 +155,7 @@ def diff_html(old, new, old_stage, new_stage, head, todo=False):
             removed += 1
         for ln in new[j1:j2]:
             if todo and (TODO_LINE.search(ln) or TODO_REST in ln):  # the student's part: marked, not code
-                out.append('<span class="todo">&#9654; %s</span>' % html.escape(ln.lstrip()))
+                out.append('<span class="todo">&#9654; %s</span>' % html.escape(todo_text(ln)))
                 continue
             out.append('<span class="add">+ %s</span>' % html.escape(ln))
             added += 1
@@ -171,6 +171,11 @@ def diff_html(old, new, old_stage, new_stage, head, todo=False):
 
 
 TODO_REST = "// ... (the rest of this TODO block: see \"Your task\" below)"
+
+
+def todo_text(line):
+    """A TODO line as a student page shows it: without the [todo-...] tag that only the tools read."""
+    return re.sub(r"//\s*\[todo[\w-]*\]\s*", "// ", line.strip())
 
 
 def fold_todo(lines):
