@@ -65,7 +65,7 @@ set(KIT_AUTOGRADER_TEST_STAGES "" CACHE STRING
     "Stages the Gradescope autograder test keeps of its edition (empty: ${kit_gs_default})")
 set(KIT_CLASSROOM_TEST_STAGES "7;8" CACHE STRING "Stages the GitHub Classroom workflow test keeps of its edition")
 set(kit_autograder_edition "${CMAKE_BINARY_DIR}/autograder-test/edition/reduction-lab-kit")
-if(BUILD_TESTING AND NOT kit_release_problem)
+if(BUILD_TESTING AND NOT kit_release_problem AND kit_autograder_batch)
   find_package(Python3 COMPONENTS Interpreter)
   # The autograder tests' edition: make_release.cmake as the target student-release runs it, for
   # the batch KIT_AUTOGRADER_TEST_BATCH (its GPU and emulator reference built first). No answer
