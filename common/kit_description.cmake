@@ -37,7 +37,7 @@
 # As a script (a copy of the inputs, a cut-down edition):
 #   cmake -DSOURCE=<kit top> -DOUTPUT=<file> [-DGRADING_CONFIG=<file>] [-DEDITION=student]
 #         [-DRELEASED=4,5] [-DCLOSED=..] [-DBATCH=..] -P common/kit_description.cmake
-# (RELEASED defaults to every stage; GRADING_CONFIG to SOURCE/tests/grading.conf).
+# (RELEASED defaults to every stage; GRADING_CONFIG to SOURCE/tests/grader/grading.conf).
 cmake_minimum_required(VERSION 3.24)
 
 set(KIT_DESCRIPTION_FORMAT 1)
@@ -289,7 +289,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     endif()
   endforeach()
   if(NOT GRADING_CONFIG)
-    set(GRADING_CONFIG "${SOURCE}/tests/grading.conf")
+    set(GRADING_CONFIG "${SOURCE}/tests/grader/grading.conf")
   endif()
   if(NOT EDITION)
     set(EDITION instructor)

@@ -122,7 +122,7 @@ endif()
 # which of them this edition has, and the points of the grading.conf it ships. The edition's own
 # build writes <build>/kit.json too, from the same files.
 include("${SOURCE}/common/kit_description.cmake")
-kit_description_write(OUTPUT "${DEST}/kit.json" SOURCE "${SOURCE}" GRADING_CONFIG "${SOURCE}/tests/grading.conf"
+kit_description_write(OUTPUT "${DEST}/kit.json" SOURCE "${SOURCE}" GRADING_CONFIG "${SOURCE}/tests/grader/grading.conf"
                       EDITION student RELEASED ${edition_stages} CLOSED ${closed} BATCH ${stages})
 
 # The prebuilt reference.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A build that can grade nothing (no usable GPU, no CPU emulator) must say so, per stage, name
 # the package to install, and end non-zero; a build that can grade must not. Checks
-# kit_gpu_or_emulator (tests/gpu_or_emulator.c) and grade_report on a results folder of their own.
+# kit_gpu_or_emulator (tests/grader/gpu_or_emulator.c) and grade_report on a results folder of their own.
 # Usage: not_graded_report.sh KIT_GPU_OR_EMULATOR GRADE_REPORT CONFIG
 set -u
 probe=$1

@@ -85,7 +85,7 @@ START_TEST(shipped_grading_conf_parses)
 {
     kit_grade_config c;
     kit_error err = {KIT_OK, ""};
-    ck_assert_msg(kit_grade_config_load(&c, KIT_SOURCE_DIR "/tests/grading.conf", &err) == KIT_OK, "%s",
+    ck_assert_msg(kit_grade_config_load(&c, KIT_SOURCE_DIR "/tests/grader/grading.conf", &err) == KIT_OK, "%s",
                   err.message);
     ck_assert(c.speedup_fraction > 0 && c.speedup_fraction <= 1);
     for (int k = 1; k <= KIT_STAGE_COUNT; k++) /* every stage of stages.def, the new ones too: 10 points */
@@ -830,7 +830,7 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     char command[1024], json[128], csv[128];
     snprintf(json, sizeof json, "%s/results.json", dir);
     snprintf(csv, sizeof csv, "%s/row.csv", dir);
-    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --json %s --csv %s "
+    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grader/grading.conf --json %s --csv %s "
              "--student bob > %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, csv, dir);
     ck_assert_int_eq(system(command), 0);
     char row[256] = "bob"; /* every stage 0 of 10, total 0 of 10 a stage */
@@ -844,7 +844,7 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
              KIT_STAGE_COUNT + 1);
     ck_assert_int_ne(system(command), 0);
     /* A student edition with stages 1 to 3 handed out: the others are not in its report or total. */
-    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grading.conf --stages 1,2,3 --json %s "
+    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grader/grading.conf --stages 1,2,3 --json %s "
              "> %s/out.txt", KIT_GRADE_REPORT, dir, KIT_SOURCE_DIR, json, dir);
     ck_assert_int_eq(system(command), 0);
     snprintf(command, sizeof command, "grep -q '^total .* 0 / 30$' %s/out.txt && ! grep -q '^4 ' %s/out.txt && "
@@ -1110,7 +1110,7 @@ START_TEST(a_load_rule_that_did_not_run_earns_no_speed_points)
 {
     kit_grade_config c;
     kit_grade_config_default(&c);
-    c.max_sectors_per_request[15] = 1.25; /* as tests/grading.conf has it */
+    c.max_sectors_per_request[15] = 1.25; /* as tests/grader/grading.conf has it */
     make_dir();
     for (int p = 0; p < KIT_PART_COUNT; p++)
         if (p != KIT_PART_EMULATED_SPEED)

@@ -2,7 +2,7 @@
 """The kit's description (common/kit_description.cmake, kit.json) follows its inputs:
   test_kit_description.py --kit KIT --cmake cmake --work WORK [--build-description BUILD/kit.json]
 
-On a copy of common/stages.def, common/problems.c and tests/grading.conf, run as a script
+On a copy of common/stages.def, common/problems.c and tests/grader/grading.conf, run as a script
 (cmake -P, no configure):
   1. the kit's own inputs: every stage, its problem in words, its baseline, and test names
      that say both (stage 12: ..._exact_argmin_..., ..._over_reference_stage_12);
@@ -59,7 +59,7 @@ def main():
     work = os.path.abspath(args.work)
     shutil.rmtree(work, ignore_errors=True)
     copy = os.path.join(work, "kit")
-    for path in ("common/stages.def", "common/problems.c", "common/kit_description.cmake", "tests/grading.conf"):
+    for path in ("common/stages.def", "common/problems.c", "common/kit_description.cmake", "tests/grader/grading.conf"):
         os.makedirs(os.path.dirname(os.path.join(copy, path)), exist_ok=True)
         shutil.copy(os.path.join(kit, path), os.path.join(copy, path))
     bad = []
@@ -108,7 +108,7 @@ def main():
         f.write(text)
     if n != 1 or m != 1:
         fail("could not change stage 12's row (%d) or the problem table (%d): test out of date" % (n, m))
-    with open(os.path.join(copy, "tests", "grading.conf"), "a") as f:
+    with open(os.path.join(copy, "tests", "grader", "grading.conf"), "a") as f:
         f.write("stage12.points.correctness = 7\npoints.speedup = 3  # every stage\n")
     d = describe(args, copy, os.path.join(work, "changed.json"))
     s12 = stage(d, 12)
@@ -130,7 +130,7 @@ def main():
     describe(args, copy, os.path.join(work, "bad.json"), expect_failure="KIT_ARGMAX")
     with open(os.path.join(copy, "common", "stages.def"), "w") as f:
         f.write(text)
-    with open(os.path.join(copy, "tests", "grading.conf"), "a") as f:
+    with open(os.path.join(copy, "tests", "grader", "grading.conf"), "a") as f:
         f.write("stage3.points.correctness = six\n")
     describe(args, copy, os.path.join(work, "bad.json"), expect_failure="cannot read the")
     print("   an unknown problem and an unreadable points line stop it")

@@ -3,7 +3,7 @@
 
 The pages' figures are generated (docs_assets.py writes them from docs/results/*.json); the
 texts below are typed, so this script reads them as a reader would and compares:
-  README.md, release/README.student.md, tests/grading.conf (its comments), the comments of
+  README.md, release/README.student.md, tests/grader/grading.conf (its comments), the comments of
   labs/*/*.cu and solutions/*/*.cu, docs/*.md, docs/stages/*.md and docs/studies/*.md.
 In each sentence it finds
   - GB/s and TB/s figures ("409 GB/s", "407, 2782 and 2757 GB/s"), and what they are of: the
@@ -228,7 +228,7 @@ def matches(quoted, values):
 
 # ---------------------------------------------------------------------------------- the texts
 def quoted_files(root):
-    files = ["README.md", "release/README.student.md", "tests/grading.conf"]
+    files = ["README.md", "release/README.student.md", "tests/grader/grading.conf"]
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "labs", "*", "*.cu")))
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "solutions", "*", "*.cu")))
     files += sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))

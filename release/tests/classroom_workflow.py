@@ -6,7 +6,7 @@ commands are read from the YAML, never copied.
 
 First it checks the workflow's wiring against the kit: one grader step per stage of
 common/stages.def (id stageK, run only where the edition hands stage K out, grading stage K
-and reading its report, worth the points tests/grading.conf gives a stage without a GPU), the
+and reading its report, worth the points tests/grader/grading.conf gives a stage without a GPU), the
 reporter reading every one of them, and the job named as GitHub Classroom expects.
 
 Then it copies EDITION (a student edition) to WORK/workspace, keeps only the released stages
@@ -145,7 +145,7 @@ def check_wiring(workflow, kit, config):
         if "check-stage%d" % k not in command or "results-stage%d.json" % k not in command or named != {str(k)}:
             problems.append("%s's command does not grade stage %d alone: %s" % (sid, k, command))
         if float(w.get("max-score", -1)) != points[k]:
-            problems.append("%s's max-score is %s; without a GPU stage %d earns %g (tests/grading.conf)"
+            problems.append("%s's max-score is %s; without a GPU stage %d earns %g (tests/grader/grading.conf)"
                             % (sid, w.get("max-score"), k, points[k]))
         if not w.get("test-name") or not w.get("timeout"):
             problems.append("%s needs a test-name and a timeout" % sid)
@@ -305,7 +305,7 @@ def main():
     workflow = yaml.safe_load(text)
 
     say("== the workflow's wiring")
-    problems = check_wiring(workflow, kit, os.path.join(kit, "tests", "grading.conf"))
+    problems = check_wiring(workflow, kit, os.path.join(kit, "tests", "grader", "grading.conf"))
     shipped = os.path.join(edition, ".github", "workflows", os.path.basename(args.workflow))
     if not os.path.exists(shipped):
         problems.append("the edition does not ship %s" % os.path.relpath(shipped, edition))
@@ -339,7 +339,7 @@ def main():
         if k not in keep:
             shutil.rmtree(os.path.join(workspace, "labs", d), ignore_errors=True)
     say("   stages %s (released: %s)" % (" ".join(map(str, keep)), " ".join(map(str, released))))
-    points = points_without_gpu(os.path.join(kit, "tests", "grading.conf"), [k for k, _, _ in kit_stages(kit)])
+    points = points_without_gpu(os.path.join(kit, "tests", "grader", "grading.conf"), [k for k, _, _ in kit_stages(kit)])
 
     def expect(graders, totals, failing):
         bad = []

@@ -4,7 +4,7 @@
 
 A stand-in edition (AUTOGRADER_ROOT=WORK/root): labs/ with an empty file per stage, and kit.json
 written by the kit's own generator (common/kit_description.cmake) for all 15 stages, from a
-copy of tests/grading.conf that gives stage 12 7 correctness points and stage 15 3 speedup
+copy of tests/grader/grading.conf that gives stage 12 7 correctness points and stage 15 3 speedup
 points. Then:
   1. no build (setup.sh did not finish): grade() raises; results.json must still come, exit 0,
      with every released stage's three parts (named as kit.json names them) at 0 of the
@@ -82,7 +82,7 @@ def main():
 
     # The edition's inputs: the kit's, with stage 12's and stage 15's points changed.
     config = os.path.join(work, "grading.conf")
-    with open(os.path.join(args.kit, "tests", "grading.conf")) as f:
+    with open(os.path.join(args.kit, "tests", "grader", "grading.conf")) as f:
         text = f.read()
     with open(config, "w") as f:
         f.write(text + "\nstage12.points.correctness = 7\nstage15.points.speedup = 3\n")

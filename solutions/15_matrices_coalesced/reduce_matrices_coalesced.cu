@@ -42,7 +42,7 @@
  * per load, 8 times what its bytes fill; this stage for 12 on average (16, 16 and 4 for its
  * three int4 loads), just what its bytes fill. A stage 15 whose loads fetch more than 1.25
  * times the sectors its bytes fill, against this one's, earns no speed points
- * (tests/grading.conf, stage15.max_sectors_per_request); any coalesced width passes.
+ * (tests/grader/grading.conf, stage15.max_sectors_per_request); any coalesced width passes.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
  * Run:  ./build/reduce_ladder --stage 15 [--impl labs]   Grade: cmake --build build --target check-stage15

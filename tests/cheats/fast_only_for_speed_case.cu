@@ -2,7 +2,7 @@
  * Cheat (timing trick), slot 7: fast only at the size and block size the grader times.
  *
  * What it pretends: a stage 7 ("many elements per thread") that reaches the reference's speed.
- * What it does: the grader's speedup case is n = 2^26 at 256 threads (tests/grading.conf).
+ * What it does: the grader's speedup case is n = 2^26 at 256 threads (tests/grader/grading.conf).
  * Exactly there the launcher runs a fast kernel (int4 loads, a grid of a power-of-two number
  * of blocks, no bounds checks) that is only right when n is a multiple of
  * 4 * threads * blocks, which 2^26 is. At every other n or block size it runs a correct but
@@ -21,7 +21,7 @@
 #include "stage.h"
 
 #define FULL_WARP 0xffffffffu
-/** The grader's speedup case (tests/grading.conf: speedup.n, speedup.threads). */
+/** The grader's speedup case (tests/grader/grading.conf: speedup.n, speedup.threads). */
 #define TIMED_N (1u << 26)
 #define TIMED_THREADS 256u
 

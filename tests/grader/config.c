@@ -148,7 +148,7 @@ static int apply(kit_grade_config *c, const char *key, const char *value, const 
     }
     return 1;
 bad_key:
-    kit_fail(err, KIT_BAD_ARGUMENT, "%s: unknown key '%s' (see tests/grading.conf for the keys)", where, key);
+    kit_fail(err, KIT_BAD_ARGUMENT, "%s: unknown key '%s' (see tests/grader/grading.conf for the keys)", where, key);
     return 0;
 bad_value:
     kit_fail(err, KIT_BAD_ARGUMENT, "%s: '%s' is not a valid value for %s", where, value, key);

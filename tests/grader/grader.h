@@ -15,7 +15,7 @@
  *     at least the fraction of the reference's own speed;
  *   - sanitizer: the stage's runner runs a few small cases once, at every supported block size
  *     (kit_grade_run_once()), under compute-sanitizer's racecheck, synccheck, memcheck and
- *     initcheck (tests/sanitize.sh).
+ *     initcheck (tests/grader/sanitize.sh).
  *
  * Two processes, so that student code never writes its own grade:
  *   - the runner (runner.c + runs.c, library kit_grader_runs) links one stage file, the
@@ -86,7 +86,7 @@ size_t kit_grade_elements(int stage, size_t n_ints);
 const char *kit_part_name(kit_part part);
 
 /**
- * Grading rules, read from a plain `key = value` file (tests/grading.conf documents every
+ * Grading rules, read from a plain `key = value` file (tests/grader/grading.conf documents every
  * key). Arrays are indexed by stage number, 1..KIT_STAGE_COUNT.
  */
 typedef struct kit_grade_config {

@@ -7,7 +7,7 @@
 
 #include "grader.h"
 
-/* tests/gpu_or_emulator.c (the test grading_has_a_gpu_or_the_cpu_emulator) leaves this file in
+/* tests/grader/gpu_or_emulator.c (the test grading_has_a_gpu_or_the_cpu_emulator) leaves this file in
  * the results folder when the build has neither a usable GPU nor the CPU emulator: one line,
  * "not graded: ...", naming the package to install. */
 #define NOT_GRADED_FILE "not-graded.txt"

@@ -4,7 +4,7 @@
  *
  * One file per stage and part, DIR/stageK.PART, of `key=value` lines: status (pass, fail,
  * skip), message, and for the speedup case achieved, required, reference and spread. The
- * Check suites write them from the runner's parent; tests/sanitize.sh writes the sanitizer
+ * Check suites write them from the runner's parent; tests/grader/sanitize.sh writes the sanitizer
  * ones with printf. Files are written to a temporary name and renamed, so the report never
  * reads half a file.
  */

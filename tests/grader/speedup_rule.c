@@ -93,7 +93,7 @@ kit_outcome kit_loads_decide(const kit_grade_config *config, int stage, size_t n
     char counted[400];
     snprintf(counted, sizeof counted, "counted by the CPU emulator over every launch of every pass at n = %s, %u threads, as Nsight "
              "Compute counts l1tex__t_sectors_pipe_lsu_mem_global_op_ld per request; allowed: %g x the reference's "
-             "sectors for the bytes read (stage%d.max_sectors_per_request, tests/grading.conf)", grouped(n), threads,
+             "sectors for the bytes read (stage%d.max_sectors_per_request, tests/grader/grading.conf)", grouped(n), threads,
              most, stage);
     if (pass) {
         snprintf(message, size, "stage %d asks L1 for %.1f sectors per warp load, %.2f times the sectors "

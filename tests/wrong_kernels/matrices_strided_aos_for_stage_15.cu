@@ -11,7 +11,7 @@
  * for the 9 loads that share it, and this runs at stage 15's speed (2455 against 2520 GB/s at
  * 256 MiB), so the speed rule (0.8 x the speedup reference stage 15 reaches over reference
  * stage 13) passes it there. The grader rejects it for what it does instead: its emulated-speed
- * part (tests/grading.conf, stage15.max_sectors_per_request) counts on the CPU emulator the
+ * part (tests/grader/grading.conf, stage15.max_sectors_per_request) counts on the CPU emulator the
  * sectors each warp-level load asks L1 for, as Nsight Compute does: 32.0 per request, 8 times
  * the sectors its bytes fill, where the reference's loads fetch just the sectors their bytes
  * fill (12.0 per request, its int4s and ints). It fails with "sectors per warp load", and the

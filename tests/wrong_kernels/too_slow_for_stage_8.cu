@@ -5,7 +5,7 @@
  * atomicAdd: correct at every n, and as fast as the reference at 2^26, where the reading takes
  * about 100 microseconds and the extra launch a few. At 2^18 ints a reduction is mostly launch
  * latency, and the zeroing launch costs about as much as the reduction itself: the grader's
- * second speed case for stage 8 (stage8.latency_n in tests/grading.conf) must reject it and
+ * second speed case for stage 8 (stage8.latency_n in tests/grader/grading.conf) must reject it and
  * say that it was timed where launch latency decides.
  */
 #include "stage.h"

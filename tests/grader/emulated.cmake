@@ -1,6 +1,7 @@
 # Grading on the CPU emulator. Included by emu/CMakeLists.txt once the emulator's targets
-# exist (only where Boost.Context is installed), so nothing in tests/ needs the emulator.
-# For every stage file that tests/CMakeLists.txt grades (kit_add_graded_file), two runners of
+# exist (only where Boost.Context is installed), so nothing else of the grader needs the emulator.
+# For every stage file that kit_add_graded_file grades (CMakeLists.txt here: the labs;
+# tests/CMakeLists.txt: the self-tests' corpora, in the instructor's edition), two runners of
 # its own, each linking that file alone (rewritten as C++ by the emulator) with the reference
 # stage K and that of its baseline stage (stages.def; stage 1 for the int sums):
 #   run_ID_emu        the grader's correctness suite on the CPU, sizes up to 2^20 + 7
@@ -11,7 +12,7 @@
 #   PREFIX_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator
 # They run with or without a GPU: where a GPU grades the stage too, both must pass (the
 # emulator checks shared-array bounds and global-memory races, which the GPU's tools miss).
-# With KIT_REQUIRE_GPU=1 they still run, but cannot stand in for the GPU (tests/grader/report.c).
+# With KIT_REQUIRE_GPU=1 they still run, but cannot stand in for the GPU (report.c).
 
 # An endless loop stops at the harness's limit, in CPU time per launch (the grader's: 5 s for
 # the small runs, 10 s in the race check; a launch at 2^20 takes ~0.1 s). KIT_EMU_TIMEOUT
@@ -20,8 +21,8 @@ set(kit_emu_env "KIT_EMU_TIMEOUT=")
 # Corpus entries that never end: graded by the race check too (their rows expect 0 points, so
 # tests/CMakeLists.txt gives them no race part), which must report a hang, quickly, not a race.
 set(kit_emu_hang_ids wrong_kernels_endless_loop)
-include("${CMAKE_SOURCE_DIR}/tests/stage_baselines.cmake") # kit_stage<K>_baseline
-get_property(kit_grade_tools GLOBAL PROPERTY KIT_GRADE_TOOLS) # the audit's tools (tests/CMakeLists.txt)
+include("${CMAKE_CURRENT_LIST_DIR}/stage_baselines.cmake") # kit_stage<K>_baseline
+get_property(kit_grade_tools GLOBAL PROPERTY KIT_GRADE_TOOLS) # the audit's tools (tests/grader/CMakeLists.txt)
 get_property(kit_graded_files GLOBAL PROPERTY KIT_GRADED_FILES)
 foreach(entry IN LISTS kit_graded_files)
   string(REPLACE "|" ";" fields "${entry}")
@@ -38,8 +39,8 @@ foreach(entry IN LISTS kit_graded_files)
   string(REPLACE "," ";" labels "${labels}")
   string(REPLACE "," ";" parts "${parts}")
   set(wrap "")
-  if("selftest" IN_LIST labels)
-    set(wrap sh "${CMAKE_SOURCE_DIR}/tests/run_part.sh")
+  if("selftest" IN_LIST labels) # a corpus entry of the kit's self-tests (tests/CMakeLists.txt)
+    get_property(wrap GLOBAL PROPERTY KIT_SELFTEST_WRAP)
   endif()
   set(base --stage ${k} --object $<TARGET_OBJECTS:kit_graded_${id}> --source "${source}" --shown "${shown}"
            ${kit_grade_tools})
@@ -66,15 +67,15 @@ foreach(entry IN LISTS kit_graded_files)
       continue()
     endif()
     emu_add_stage_object(emu_graded_${id}_${flavor} ${impl} ${flavor} "${source}")
-    set(baseline ${kit_stage${k}_baseline}) # the reference its speed is measured against (tests/CMakeLists.txt)
+    set(baseline ${kit_stage${k}_baseline}) # the reference its speed is measured against (stage_baselines.cmake)
     set(baseline_library "")
     if(NOT baseline EQUAL k)
       set(baseline_library emu_reference_stage${baseline}_${flavor})
     endif()
-    add_executable(${program} "${CMAKE_SOURCE_DIR}/tests/grader/runner.c" "${CMAKE_SOURCE_DIR}/tests/grader/races.c")
+    add_executable(${program} "${CMAKE_CURRENT_LIST_DIR}/runner.c" "${CMAKE_CURRENT_LIST_DIR}/races.c")
     target_link_libraries(${program} PRIVATE emu_graded_${id}_${flavor} emu_reference_stage${k}_${flavor}
                                              ${baseline_library} kit_grader_runs emu_harness_${flavor})
-    target_include_directories(${program} PRIVATE "${CMAKE_SOURCE_DIR}/common" "${CMAKE_SOURCE_DIR}/tests/grader")
+    target_include_directories(${program} PRIVATE "${CMAKE_SOURCE_DIR}/common" "${CMAKE_CURRENT_LIST_DIR}")
     target_compile_definitions(${program} PRIVATE KIT_RUNNER_EMULATED=1 KIT_GRADE_STAGE=${k}
                                KIT_GRADED_SYMBOL=kit_${impl}_${registered} KIT_GRADED_SOURCE="${shown}"
                                KIT_GRADED_IMPL="${impl}" KIT_REFERENCE_NAME=${kit_stage${k}_name}
@@ -116,7 +117,7 @@ foreach(entry IN LISTS kit_graded_files)
   if(("races" IN_LIST parts OR id IN_LIST kit_emu_hang_ids) AND EMU_HAVE_TSAN)
     set(test ${prefix}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator)
     add_test(NAME ${test}
-             COMMAND ${wrap} sh "${CMAKE_SOURCE_DIR}/tests/emulated_races.sh" ${k} "${results}" $<TARGET_FILE:kit_grade>
+             COMMAND ${wrap} sh "${CMAKE_CURRENT_LIST_DIR}/emulated_races.sh" ${k} "${results}" $<TARGET_FILE:kit_grade>
                      $<TARGET_FILE:run_${id}_emu_race>)
     set_tests_properties(${test} PROPERTIES LABELS "emulated;race;${labels}" TIMEOUT 900
                                             ENVIRONMENT "${kit_emu_env}" COST 20)
@@ -139,7 +140,7 @@ grep -q 'of the lanes of its warps sit idle in its shared-memory steps (the refe
                        grader_on_wrong_kernels_too_slow_for_stage_7_gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 endif()
 
-# The load rule (tests/grading.conf, stage15.max_sectors_per_request): stage 13's loop handed in
+# The load rule (grading.conf, stage15.max_sectors_per_request): stage 13's loop handed in
 # as stage 15 is right, and on an H100 as fast, but asks L1 for 32 sectors per warp load. Its
 # corpus row expects full marks on the emulator alone (there are no speed points to take without
 # a GPU), so this test shows the rule on the CPU: the strided kernel's emulated-speed part fails,

@@ -176,7 +176,7 @@ endforeach()
 string(JOIN "; " failed ${failed})
 
 # No usable GPU and no CPU emulator: the test grading_has_a_gpu_or_the_cpu_emulator failed and
-# left this note (tests/gpu_or_emulator.c); the report marked every stage with it.
+# left this note (tests/grader/gpu_or_emulator.c); the report marked every stage with it.
 if(EXISTS "${RESULTS}/not-graded.txt")
   file(STRINGS "${RESULTS}/not-graded.txt" note LIMIT_COUNT 1)
   kit_check_end(1 "${note}")

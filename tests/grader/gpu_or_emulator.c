@@ -12,7 +12,7 @@
  * and `make check-stageK` fail there. On failure it writes DIR/not-graded.txt, one line the
  * grade report shows for every stage it could not grade.
  *
- * CUDA is asked in a child process only (tests/gpu_probe.c): this process makes no CUDA call.
+ * CUDA is asked in a child process only (tests/grader/gpu_probe.c): this process makes no CUDA call.
  * Exit status: 0 can grade, 1 cannot, 2 bad usage.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -13,7 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_probe.h"
-#include "../common/no_gpu.h"
+#include "../../common/no_gpu.h"
 
 int kit_probe_gpu(char *why, int why_size)
 {

@@ -2,7 +2,7 @@
 # Runs CTest so that no wait is silent: a line as each test starts and ends (CTest's own), and
 # every 15 s a line naming each test still running and for how long. A failing test's output
 # follows its end line, as with --output-on-failure; a passing test's output stays in its logs.
-# tests/check.cmake runs it for make check, check-grade and check-stageK.
+# tests/grader/check.cmake runs it for make check, check-grade and check-stageK.
 # Usage: ctest_progress.sh CTEST [CTEST ARGUMENTS...]   (its exit status is CTest's)
 # CTest runs verbose (-V), its output read line by line by the shell (awk would wait for
 # blocks); a ticker adds a line with the time every 5 s.
