@@ -3,9 +3,9 @@
 #         -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
 #         -DEMU_REFERENCE=<archive>,<archive>,... -DDOCS=<student html> -DCUDA_VERSION=13.0.88
 #         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0" -P make_release.cmake
-# then DEST.tar.gz beside DEST. What is copied is listed here and nowhere else: the instructor's
-# material (solutions/, the grader's corpora and self-tests, the instructor docs, release/)
-# never is.
+# then DEST.tar.gz beside DEST. What the edition holds is allow-listed in edition_allow_list.cmake
+# (here, and nowhere else): the instructor's material (solutions/, tests/ but tests/grader/ -- the
+# kit's self-tests and the grader's corpora --, the instructor docs, release/) never ships.
 cmake_minimum_required(VERSION 3.24)
 foreach(var SOURCE DEST STAGES GPU_REFERENCE DOCS CUDA_VERSION)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -34,10 +34,13 @@ if(GIT AND EXISTS "${SOURCE}/.git")
   endif()
 endif()
 
-# copy(<path>...): files of the kit, same place in the edition; a path ending in /* is a
+# copy(<path>...): files of the kit, same place in the edition; a path ending in / or /* is a
 # folder, copied with everything below it.
 function(copy)
   foreach(path IN LISTS ARGN)
+    if(path MATCHES "/$")
+      string(APPEND path "*")
+    endif()
     if(path MATCHES "/\\*$")
       file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/${path}")
     elseif(EXISTS "${SOURCE}/${path}")
@@ -65,25 +68,10 @@ function(copy)
   endforeach()
 endfunction()
 
-# The build, the harness, the emulator and the set-up script.
-copy(CMakeLists.txt setup.sh common/* emu/CMakeLists.txt emu/include/* emu/src/* emu/tools/*
-     emu/tests/CMakeLists.txt emu/tests/emu_check.c docs/emulator.md)
-# The grader: everything in tests/ but the kit's own self-tests and their corpora.
-file(GLOB test_files RELATIVE "${SOURCE}" "${SOURCE}/tests/*")
-set(instructor_only audit_fixtures cheats valid_kernels wrong_kernels graded_corpus.def test_audit.c
-    test_grader.c test_host.c test_stages.c labs_match_solutions.sh expect_grade.sh expect_rejection.sh
-    class slurm require_gpu.sh sandbox_defends_the_verdict.sh verify_on_gpu.sh run_part.sh
-    not_graded_report.sh test_whole_job.c ladder_json.cmake answers_must_match_the_plan.sh test_kit_description.py)
-foreach(file IN LISTS test_files)
-  get_filename_component(name "${file}" NAME)
-  if(name IN_LIST instructor_only OR name MATCHES "^\\.")
-    continue()
-  elseif(IS_DIRECTORY "${SOURCE}/${file}")
-    copy("${file}/*")
-  else()
-    copy("${file}")
-  endif()
-endforeach()
+# The kit's files of the allow-list: the build, the harness, the emulator, the set-up script and
+# the grader (tests/grader/, the whole of it; nothing else of tests/).
+include("${CMAKE_CURRENT_LIST_DIR}/edition_allow_list.cmake")
+copy(${kit_edition_from_kit})
 
 # The labs this batch hands out (never a closed stage's: the student's own file by now), and the
 # edition file that says which stages the edition has.

@@ -1,0 +1,140 @@
+# A student edition holds only what release/edition_allow_list.cmake allows, and no file of the
+# instructor's: release/make_release.cmake, run as student-release runs it (batch 1, stages 1-3) on
+# stand-in prebuilt references and pages (what is checked is which files the edition holds), then
+# every file of the written edition and of its tarball is checked against the list; the labs are
+# exactly the batch's; and files of the instructor's that the kit has (tests/test_grader.c, the
+# corpora, solutions/, ...) are absent. Under a second, no build.
+#   cmake -DKIT=<kit> -DWORK=<scratch folder> -P edition_holds_only_allowed_files.cmake
+cmake_minimum_required(VERSION 3.24)
+foreach(var KIT WORK)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "edition_holds_only_allowed_files.cmake: -D${var}=... is missing")
+  endif()
+endforeach()
+include("${KIT}/release/edition_allow_list.cmake")
+set(problems "")
+macro(problem text)
+  list(APPEND problems "${text}")
+endmacro()
+
+# Stand-ins: empty reference archives (GPU and emulator) and one page.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}/reference" "${WORK}/docs" "${WORK}/edition")
+file(STRINGS "${KIT}/common/stages.def" stage_lines REGEX "^KIT_STAGE\\(")
+set(batch 1 2 3)
+set(batch_labs "")
+foreach(line IN LISTS stage_lines)
+  string(REGEX MATCH "^KIT_STAGE\\(([0-9]+), *([A-Za-z0-9_]+), *([A-Za-z0-9_]+)," _ "${line}")
+  file(TOUCH "${WORK}/reference/libkit_reference_stage${CMAKE_MATCH_1}.a")
+  if(CMAKE_MATCH_1 IN_LIST batch)
+    list(APPEND batch_labs "labs/${CMAKE_MATCH_2}/${CMAKE_MATCH_3}.cu")
+  endif()
+endforeach()
+file(TOUCH "${WORK}/reference/libemu_reference_stage1_plain.a" "${WORK}/reference/libemu_reference_stage1_race.a")
+file(WRITE "${WORK}/docs/index.html" "<html><body>pages</body></html>\n")
+
+set(dest "${WORK}/edition/reduction-lab-kit")
+execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${KIT}" "-DDEST=${dest}" -DSTAGES=1,2,3 "-DCLOSED="
+                        "-DGPU_REFERENCE=${WORK}/reference" "-DDOCS=${WORK}/docs" -DCUDA_VERSION=13.0.0
+                        "-DEMU_REFERENCE=${WORK}/reference/libemu_reference_stage1_plain.a,${WORK}/reference/libemu_reference_stage1_race.a"
+                        -DARCHS=90-real -DCXX=GNU -P "${KIT}/release/make_release.cmake"
+                RESULT_VARIABLE failed OUTPUT_VARIABLE log ERROR_VARIABLE log)
+if(failed)
+  message(FATAL_ERROR "make_release.cmake failed:\n${log}")
+endif()
+
+# Every file of the edition, and of its tarball, is allow-listed.
+file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dest}" "${dest}/*")
+list(LENGTH files count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "make_release.cmake wrote no file into ${dest}")
+endif()
+foreach(file IN LISTS files)
+  kit_edition_allowed("${file}" allowed)
+  if(NOT allowed)
+    problem("${file} is in the edition but not in release/edition_allow_list.cmake")
+  endif()
+endforeach()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E tar tf "${WORK}/edition/reduction-lab-kit.tar.gz"
+                OUTPUT_VARIABLE listing RESULT_VARIABLE failed)
+if(failed)
+  message(FATAL_ERROR "cannot list ${WORK}/edition/reduction-lab-kit.tar.gz")
+endif()
+string(REPLACE "\n" ";" entries "${listing}")
+set(tar_files 0)
+foreach(entry IN LISTS entries)
+  if(entry STREQUAL "" OR entry MATCHES "/$")
+    continue()
+  endif()
+  string(REGEX REPLACE "^reduction-lab-kit/" "" file "${entry}")
+  if(file STREQUAL entry)
+    problem("the tarball holds ${entry}, outside its folder reduction-lab-kit/")
+    continue()
+  endif()
+  math(EXPR tar_files "${tar_files} + 1")
+  kit_edition_allowed("${file}" allowed)
+  if(NOT allowed)
+    problem("the tarball holds ${file}, which is not in release/edition_allow_list.cmake")
+  endif()
+endforeach()
+if(NOT tar_files EQUAL count)
+  problem("the tarball holds ${tar_files} files, the edition's folder ${count}")
+endif()
+
+# Every entry of the list is there (a folder with at least one file), and the labs are the batch's.
+foreach(entry IN LISTS kit_edition_allow_list)
+  if(entry MATCHES "/$")
+    set(found OFF)
+    foreach(file IN LISTS files)
+      string(FIND "${file}" "${entry}" at)
+      if(at EQUAL 0)
+        set(found ON)
+        break()
+      endif()
+    endforeach()
+  elseif(EXISTS "${dest}/${entry}")
+    set(found ON)
+  else()
+    set(found OFF)
+  endif()
+  if(NOT found)
+    problem("the edition has nothing of ${entry}, an entry of the allow-list")
+  endif()
+endforeach()
+set(labs ${files})
+list(FILTER labs INCLUDE REGEX "^labs/")
+list(SORT labs)
+list(SORT batch_labs)
+if(NOT labs STREQUAL batch_labs)
+  problem("the edition's labs are '${labs}', not batch 1's '${batch_labs}'")
+endif()
+
+# The deny side: files of the instructor's that the kit has are not in the edition.
+set(instructor_only tests/test_grader.c tests/CMakeLists.txt tests/quick_tier.cmake tests/expect_grade.sh
+    tests/run_part.sh tests/graded_corpus.def tests/wrong_kernels/corpus.def tests/class/grade_class.py
+    tests/slurm/cluster.sh tests/fixtures solutions release/make_release.cmake docs/CMakeLists.txt
+    emu/tests/blocks)
+set(checked 0)
+foreach(path IN LISTS instructor_only)
+  if(NOT EXISTS "${KIT}/${path}")
+    continue() # no longer in the kit: nothing to prove
+  endif()
+  math(EXPR checked "${checked} + 1")
+  if(EXISTS "${dest}/${path}")
+    problem("${path}, the instructor's, is in the edition")
+  endif()
+  kit_edition_allowed("${path}" allowed)
+  if(allowed)
+    problem("${path}, the instructor's, is allowed by release/edition_allow_list.cmake")
+  endif()
+endforeach()
+if(NOT EXISTS "${KIT}/tests/test_grader.c")
+  problem("the kit has no tests/test_grader.c: name another self-test of the kit's here")
+endif()
+
+if(problems)
+  string(REPLACE ";" "\n  " text "${problems}")
+  message(FATAL_ERROR "The student edition holds what it must not, or lacks what it must:\n  ${text}")
+endif()
+message("ok: the student edition's ${count} files (and its tarball's) are all allow-listed, its labs are batch 1's, "
+        "and none of ${checked} files and folders of the instructor's is in it")
