@@ -699,6 +699,46 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
                   "%s", text);
     free(text);
 
+    /* The record the other views and the class tools come from: every part as it ran, the points. */
+    f = open_memstream(&text, &size);
+    kit_report_record(f, g, 5, "Grade report for labs");
+    fclose(f);
+    ck_assert_msg(strstr(text, "\"graded_on\": \"NVIDIA H200\"") && strstr(text, "\"score\": 18,\n  \"max_score\": 50") &&
+                      strstr(text, "{\"stage\": 3, \"score\": 8, \"max_score\": 10, \"passed\": false") &&
+                      strstr(text, "\"racecheck\": {\"outcome\": \"fail\", \"message\": \"hazard\"") &&
+                      strstr(text, "\"speedup\": {\"outcome\": \"pass\", \"message\": \"ok\", \"device\": \"NVIDIA H200\", "
+                                   "\"achieved\": 2.07, \"required\": 1.66") &&
+                      strstr(text, "\"sanitizer\": {\"score\": 0, \"max_score\": 2, \"status\": \"fail\", "
+                                   "\"cell\": \"FAIL: racecheck\", \"message\": \"hazard\"}"),
+                  "%s", text);
+    free(text);
+
+    /* A regrade: stage 1 failed last time (as stage 2 does now) and passes now; nothing else changed. */
+    kit_stage_grade before[5];
+    memcpy(before, g, sizeof before);
+    before[0] = g[1];
+    before[0].stage = 1;
+    f = open_memstream(&text, &size);
+    ck_assert_int_eq(kit_report_changes(f, g, before, 5), 1);
+    fclose(f);
+    ck_assert_msg(strstr(text, "Changed since the last grade:\n  stage 1: 0 -> 10 points (correctness FAIL -> pass") &&
+                      !strstr(text, "stage 3:"),
+                  "%s", text);
+    free(text);
+
+    /* The student's feedback: what passed, what failed and why, what to try, from the same grades. */
+    f = open_memstream(&text, &size);
+    kit_report_feedback(f, g, 5, "alice");
+    fclose(f);
+    ck_assert_msg(strstr(text, "Feedback for alice: 18 of 50 points, graded on NVIDIA H200.") &&
+                      strstr(text, "Stage 3: 8 of 10 points.\n") &&
+                      strstr(text, "  - sanitizer: FAIL: racecheck (0 of 2). Why: hazard\n    What to try: Look between") &&
+                      strstr(text, "  - correctness: FAIL (0 of 6). Why: wrong\n    What to try: Run the failing case alone, "
+                                   "`./build/reduce_ladder --stage 2 --impl labs`") &&
+                      strstr(text, "  - speedup: no points until the stage is correct."),
+                  "%s", text);
+    free(text);
+
     f = open_memstream(&text, &size);
     kit_report_csv_header(f);
     kit_report_csv_row(f, "alice", g, 5);

@@ -133,69 +133,21 @@ def normalize_message(message, student=None):
     return re.sub(r"\s+", " ", text).strip()
 
 
-# The cell a results.json output starts with (tests/grader/report.c: correctness_cell,
-# speedup_cell, sanitizer_cell): "FAIL", "FAIL (emulated)", "FAIL 1.23x / 1.50x",
-# "FAIL (emulator: loads)", "pass (emulated)", "not measured (no GPU)", "not graded", "not run".
-_CELL = re.compile(r"^(?P<word>FAIL|pass|not measured|not graded|not run|skipped|clean|no race|\d+ of 4 tools ran)"
-                   r"(?: \((?:[^()]|\([^()]*\))*\))?(?: [\d.]+x / [\d.]+x)?(?::\s*|$)")
-
-
-def part_of_test(name):
-    """("stage 7: races (CPU emulator: ...)") -> (7, "races"); (None, None) for another name."""
-    m = re.match(r"^stage (\d+): (\w+)(.*)$", name or "")
-    if not m:
-        return None, None
-    part = m.group(2)
-    if part == "races" and "compute-sanitizer" in m.group(3):
-        part = "sanitizer"
-    return int(m.group(1)), part
-
-
-def split_output(part, output):
-    """A results.json output as (the cell's first word, the message that explains it)."""
-    lines = [line for line in str(output or "").splitlines() if line.strip()]
-    # Advice earns and costs nothing: it is not why the part failed.
-    lines = [line for line in lines if not line.startswith("Advice from the CPU emulator")]
-    if not lines:
-        return "", ""
-    m = _CELL.match(lines[0])
-    if not m:  # e.g. the autograder's own "could not grade" text: all of it is the message
-        return "", " ".join(lines)
-    word = m.group("word")
-    if part in ("races", "sanitizer") and len(lines) > 1:
-        # The first line is a summary ("FAIL: race (emulated)"); the tools' messages follow it.
-        return word, "\n".join(lines[1:])
-    if "(emulator: loads)" in lines[0]:
-        # The speed part failed on the emulator's load rule: its line says why, the first one does not.
-        loads = [line for line in lines[1:] if line.startswith("emulated-speed:")]
-        if loads:
-            return word, loads[0]
-    if word == "not graded":
-        return word, lines[0]
-    rest = "\n".join([lines[0][m.end():]] + lines[1:]).strip()
-    return word, rest or lines[0].strip().rstrip(":")
-
-
 def counted_failures(record):
     """[(stage, part, message)] of one record: the parts that lost points for a reason of their own.
     Not counted: a speed or race part that passed, or did not run, and lost its points only because
     the stage was not correct (tests/grader/report.c gives them only on top of correctness), and
-    speed not measured because there was no GPU (the class was graded on the CPU emulator)."""
-    tests = record.get("tests") or []
-    incorrect = set()
-    for test in tests:
-        stage, part = part_of_test(test.get("name"))
-        if part == "correctness" and test.get("status") == "failed":
-            incorrect.add(stage)
+    speed not measured because there was no GPU (the class was graded on the CPU emulator). Each
+    part's status and message come from the grade record (grade.json), as the kit's C report
+    decided them: nothing here reads the report's text."""
+    parts = record.get("grade") or []
+    incorrect = {p["stage"] for p in parts if p["part"] == "correctness" and p["status"] != "pass"}
     failures = []
-    for test in tests:
-        stage, part = part_of_test(test.get("name"))
-        if stage is None or test.get("status") != "failed":
+    for p in parts:
+        stage, part, status, message = p["stage"], p["part"], p["status"], p.get("message", "")
+        if status in ("pass", "not measured", "partial") or (status == "pass" and p["score"] >= p["max_score"]):
             continue
-        word, message = split_output(part, test.get("output"))
-        if word in ("pass", "clean", "no race", "not measured") or word.endswith("tools ran"):
-            continue
-        if part != "correctness" and stage in incorrect and (word != "FAIL" or message.startswith("not timed")):
+        if part != "correctness" and stage in incorrect and (status != "fail" or message.startswith("not timed")):
             continue  # "not timed, because the stage is not correct": its correctness failure says why
         failures.append((stage, part, message))
     # A stage file that was missing or did not compile was graded as the unfilled skeleton: its

@@ -350,7 +350,7 @@ class Grader:
         record = {"student": student, "fingerprint": fingerprint_value, "outcome": None, "notes": "",
                   "time_limit": self.s["time_limit"],
                   "stages": self.s["stages"], "points": {}, "max_points": {}, "total": None, "max_total": None,
-                  "tests": [], "speed": {}, "seconds": {},
+                  "grade": [], "speed": {}, "seconds": {},
                   "where": {"host": socket.gethostname(), "gpu": None, "slurm": self.s.get("slurm_task")}}
         replaced, notes = self.prepare(student, folder, p)
         record["replaced"] = replaced
@@ -413,43 +413,40 @@ class Grader:
         return record
 
     def read_grade(self, grade_dir, record, notes):
-        """summary.csv's row, results.json's tests and the speed files of one graded submission."""
+        """The grade record of one graded submission, grade.json (written by the kit's C report,
+        tests/grader/report.c kit_report_record): points, each part's status and message, the
+        speed case's numbers and what graded it. Nothing here reads the report's text."""
         try:
-            with open(os.path.join(grade_dir, "summary.csv"), encoding="utf-8") as f:
-                rows = list(csv.DictReader(f))
-            with open(os.path.join(grade_dir, "results.json"), encoding="utf-8") as f:
-                results = json.load(f)
-        except (OSError, ValueError, IndexError):
+            with open(os.path.join(grade_dir, "grade.json"), encoding="utf-8") as f:
+                grade = json.load(f)
+            stages = {int(s["stage"]): s for s in grade.get("stages", [])}
+        except (OSError, ValueError, KeyError, TypeError):
             record["outcome"] = "no grade report"
-            notes.append("make check-grade wrote no grade report (see %s)"
+            notes.append("make check-grade wrote no grade record (see %s)"
                          % os.path.join(os.path.dirname(os.path.dirname(grade_dir)), "logs", "check.log"))
             return
-        row = rows[-1] if rows else {}
-        record["tests"] = results.get("tests", [])
-        # What graded it, from the report's header ("..., on NVIDIA H100 80GB HBM3" or "..., on the
-        # kit's CPU emulator"): a GPU lent to it may have been unusable (a driver fault, a wrong --gpus).
-        on = str(results.get("output", "")).rpartition(", on ")[2].strip()
+        # What graded it: a GPU lent to it may have been unusable (a driver fault, a wrong --gpus).
+        on = str(grade.get("graded_on", ""))
         record["graded_on"] = "emulator" if ("emulator" in on or on in ("", "no GPU")) else on
+        record["grade"] = []
         for k in self.s["stages"]:
-            value = row.get("stage%d" % k, "")
-            record["points"][str(k)] = float(value) if value not in ("", None) else 0.0
-            record["max_points"][str(k)] = float(sum(t.get("max_score", 0) for t in record["tests"]
-                                                     if t.get("name", "").startswith("stage %d:" % k)))
-            speed = {}
-            try:
-                with open(os.path.join(grade_dir, "stage%d.speedup" % k), encoding="utf-8") as f:
-                    for line in f:
-                        key, _, value = line.rstrip("\n").partition("=")
-                        if key in ("achieved", "required", "reference", "spread"):
-                            speed[key] = float(value)
-                        elif key in ("status", "message"):
-                            speed[key] = value
-            except (OSError, ValueError):
-                pass
-            if speed:
-                record["speed"][str(k)] = speed
-        record["total"] = float(row.get("total") or 0)
-        record["max_total"] = float(row.get("max_total") or 0)
+            stage = stages.get(k)
+            record["points"][str(k)] = float(stage["score"]) if stage else 0.0
+            record["max_points"][str(k)] = float(stage["max_score"]) if stage else 0.0
+            if not stage:
+                continue
+            for part in ("correctness", "speedup", "sanitizer"):
+                points = stage["points"][part]
+                name = "races" if part == "sanitizer" and stage.get("races_from") == "emulator" else part
+                record["grade"].append({"stage": k, "part": name, "score": points["score"],
+                                        "max_score": points["max_score"], "status": points["status"],
+                                        "message": points["message"]})
+            timed = stage.get("parts", {}).get("speedup", {})
+            if "achieved" in timed:
+                record["speed"][str(k)] = {key: float(timed[key]) for key in ("achieved", "required", "reference", "spread")}
+                record["speed"][str(k)].update(status=timed["outcome"], message=timed.get("message", ""))
+        record["total"] = float(grade.get("score", 0))
+        record["max_total"] = float(grade.get("max_score", 0))
         record["outcome"] = "graded"
 
     def keep_what_matters(self, p):

@@ -116,9 +116,13 @@ foreach(entry IN LISTS kit_graded_files)
   endif()
   if(("races" IN_LIST parts OR id IN_LIST kit_emu_hang_ids) AND EMU_HAVE_TSAN)
     set(test ${prefix}_has_no_race_under_threadsanitizer_or_thread_orders_on_the_cpu_emulator)
+    set(tool_results "")
+    if(results)
+      set(tool_results --results "${results}" --logs "${results}/logs")
+    endif()
     add_test(NAME ${test}
-             COMMAND ${wrap} sh "${CMAKE_CURRENT_LIST_DIR}/emulated_races.sh" ${k} "${results}" $<TARGET_FILE:kit_grade>
-                     $<TARGET_FILE:run_${id}_emu_race>)
+             COMMAND ${wrap} $<TARGET_FILE:kit_grade> races --stage ${k} --runner $<TARGET_FILE:run_${id}_emu_race>
+                     ${tool_results})
     set_tests_properties(${test} PROPERTIES LABELS "emulated;race;${labels}" TIMEOUT 900
                                             ENVIRONMENT "${kit_emu_env}" COST 20)
   endif()

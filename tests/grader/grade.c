@@ -5,8 +5,13 @@
  *     kit_grade correctness|speedup|emulated --stage K --runner PROGRAM --object FILE.o --source FILE.cu
  *               [--shown PATH] [--results DIR] [--logs DIR] [--config FILE] [--speed-n N --speed-seed S]
  *     kit_grade probe --stage K --runner PROGRAM       is a GPU usable (through the sandbox)? exit 0, or 77
- *     kit_grade sandbox [--timeout S] -- PROGRAM ARGS  run a runner sandboxed (for tests/sanitize.sh and
- *                                                      tests/emulated_races.sh): its exit status once it
+ *     kit_grade sanitize --stage K --runner PROGRAM --sanitizer PATH --tool racecheck|synccheck|memcheck|initcheck
+ *               [--results DIR] [--logs DIR]         the stage once under compute-sanitizer, sandboxed: the
+ *                                                      verdict is decided here from the tool's summary
+ *     kit_grade races --stage K --runner PROGRAM [--results DIR] [--logs DIR]
+ *                                                      the CPU emulator's race check (ThreadSanitizer and
+ *                                                      thread orders), sandboxed, decided here
+ *     kit_grade sandbox [--timeout S] -- PROGRAM ARGS  run a runner sandboxed: its exit status once it
  *                                                      said "done", else 90 and why
  *
  * Every verdict is made here, in a process that has not loaded student code:
@@ -18,8 +23,8 @@
  *      bits its first run gave, the speed rule is decided from the medians, and a runner that
  *      ends early, forks or answers twice gets nothing;
  *   4. the result files for the report (results.c) are written here, and only here.
- * Each check is a Check test, run in a forked child with a time limit (no CUDA in this process,
- * so forking is safe).
+ * Each check is a Check test, run in this process (CK_NOFORK: the runner, not this process,
+ * holds the student's code and the time limit), so the tests' findings stay in memory.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
@@ -32,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +55,7 @@ typedef struct grade_args {
     const char *emu_object; /* the CPU emulator's object of the same file (emulated: its runner links that) */
     const char *results, *logs, *config;
     const char *nm, *objdump, *cuobjdump;
+    const char *sanitizer, *tool; /* sanitize: compute-sanitizer and its tool */
     size_t speed_n;       /* 0: chosen at random now */
     unsigned speed_threads; /* 0: chosen at random now */
     unsigned long long speed_seed;
@@ -67,9 +74,24 @@ static void usage(FILE *out)
             "                 [--shown PATH] [--results DIR] [--logs DIR] [--config FILE]\n"
             "                 [--speed-n N --speed-threads T --speed-seed S] [--nm NM --objdump OBJDUMP --cuobjdump CUOBJDUMP]\n"
             "       kit_grade probe --stage K --runner PROGRAM\n"
+            "       kit_grade sanitize --stage K --runner PROGRAM --sanitizer COMPUTE_SANITIZER --tool TOOL\n"
+            "                 [--results DIR] [--logs DIR]\n"
+            "       kit_grade races --stage K --runner PROGRAM [--results DIR] [--logs DIR]\n"
             "       kit_grade sandbox [--timeout SECONDS] -- PROGRAM [ARGS...]\n"
             "Grades stage K's file: the audit of what it calls, then its runner, sandboxed, with every answer\n"
             "checked here. Exit status: 0 passed, 1 failed, 2 bad usage, 77 no GPU (1 with KIT_REQUIRE_GPU=1).\n");
+}
+
+/* The part of compute-sanitizer's tool \p tool (racecheck, synccheck, memcheck, initcheck). */
+static int sanitizer_part(const char *tool, kit_part *part)
+{
+    for (int p = KIT_PART_RACECHECK; tool && p < KIT_PART_RACECHECK + KIT_SANITIZER_PARTS; p++)
+        if (strcmp(tool, kit_part_name((kit_part)p)) == 0) {
+            if (part)
+                *part = (kit_part)p;
+            return 1;
+        }
+    return 0;
 }
 
 static int parse_args(int argc, char **argv)
@@ -116,6 +138,10 @@ static int parse_args(int argc, char **argv)
             args.objdump = v;
         else if (strcmp(a, "--cuobjdump") == 0)
             args.cuobjdump = v;
+        else if (strcmp(a, "--sanitizer") == 0)
+            args.sanitizer = v;
+        else if (strcmp(a, "--tool") == 0)
+            args.tool = v;
         else if (strcmp(a, "--speed-n") == 0)
             args.speed_n = strtoull(v, NULL, 0);
         else if (strcmp(a, "--speed-threads") == 0)
@@ -138,7 +164,7 @@ static int parse_args(int argc, char **argv)
         }
         return 1;
     }
-    const char *parts[] = {"correctness", "speedup", "emulated", "probe"};
+    const char *parts[] = {"correctness", "speedup", "emulated", "probe", "sanitize", "races"};
     int known = 0;
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         known |= strcmp(args.part, parts[p]) == 0;
@@ -151,7 +177,13 @@ static int parse_args(int argc, char **argv)
         fprintf(stderr, "kit_grade: give --stage 1..%d and --runner\n", KIT_STAGE_COUNT);
         return 0;
     }
-    if (strcmp(args.part, "probe") != 0 && (!args.object || !args.source)) {
+    if (strcmp(args.part, "sanitize") == 0 && (!args.sanitizer || !sanitizer_part(args.tool, NULL))) {
+        fprintf(stderr, "kit_grade sanitize: give --sanitizer (compute-sanitizer) and --tool racecheck, synccheck, "
+                        "memcheck or initcheck\n");
+        return 0;
+    }
+    if (strcmp(args.part, "probe") != 0 && strcmp(args.part, "sanitize") != 0 && strcmp(args.part, "races") != 0 &&
+        (!args.object || !args.source)) {
         fprintf(stderr, "kit_grade: give --object and --source: the stage file is audited before it runs\n");
         return 0;
     }
@@ -517,22 +549,22 @@ static void assert_runner_cases_passed(runner_reply *r, const char *what)
 }
 
 /*
- * Once the size matrix has failed, the stage's correctness is decided: the larger tests
- * (2^26, repeats, 2^30) then pass as "not needed" rather than spend a minute each on a stage
- * that already scores 0. Check runs the tests in order, each in a child of this process: the
- * first leaves a mark the others look for.
+ * What the tests of one part leave for its record, in this process: Check runs them in order
+ * and in this process (CK_NOFORK: no CUDA is ever called here, and every runner has its own
+ * time limit in the sandbox), so nothing passes through files. Once the size matrix has
+ * failed, the stage's correctness is decided: the larger tests (2^26, repeats, 2^30) then pass
+ * as "not needed" rather than spend a minute each on a stage that already scores 0.
  */
-static void decided_mark(char *path, size_t size, pid_t parent)
-{
-    snprintf(path, size, "%s/kit-grade-%ld-stage%d.failed", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (long)parent, args.stage);
-}
+static struct {
+    int size_matrix_failed;
+    char note[1024];     /* a word for the part's message (the 2^30 case skipped, and why) */
+    kit_result numbers;  /* the speed cases' measurements */
+    int has_numbers;
+} left;
 
 static int already_failed(void)
 {
-    char path[512];
-    decided_mark(path, sizeof path, getppid());
-    if (access(path, F_OK) != 0)
+    if (!left.size_matrix_failed)
         return 0;
     printf("not run: stage %d already failed the size matrix\n", args.stage);
     return 1;
@@ -549,7 +581,7 @@ static kit_status plan_matrix(kit_plan *plan, int stage, kit_random *random, kit
 }
 
 /* Asks the runner for the cases \p make draws, and fails the test unless it answered each. */
-static void ask_and_check(plan_maker make, double timeout_s, const char *what, const char *mark)
+static void ask_and_check(plan_maker make, double timeout_s, const char *what, int *failed_flag)
 {
     kit_random random;
     kit_random_from_system(&random);
@@ -559,22 +591,17 @@ static void ask_and_check(plan_maker make, double timeout_s, const char *what, c
         ck_abort_msg("%s", err.message);
     runner_reply r;
     ask_runner_plan(args.runner, request_cases, &plan, timeout_s, &r);
-    if (mark) {
-        FILE *f = fopen(mark, "w"); /* removed again below if every case passed */
-        if (f)
-            fclose(f);
-    }
+    if (failed_flag)
+        *failed_flag = 1; /* cleared again below if every case passed */
     kit_plan_free(&plan);
     assert_runner_cases_passed(&r, what);
-    if (mark)
-        remove(mark);
+    if (failed_flag)
+        *failed_flag = 0;
 }
 
 START_TEST(gives_the_exact_sum_at_every_size_block_size_and_input)
 {
-    char path[512];
-    decided_mark(path, sizeof path, getppid());
-    ask_and_check(plan_matrix, 120, "correctness", path);
+    ask_and_check(plan_matrix, 120, "correctness", &left.size_matrix_failed);
 }
 END_TEST
 
@@ -594,19 +621,11 @@ START_TEST(gives_the_same_exact_sum_every_time_it_runs)
 }
 END_TEST
 
-/* Leaves a note for the parent's result file (the test passes: the rest decides). */
+/* Leaves a note for the part's message (the test passes: the rest decides). */
 static void leave_note(const char *note)
 {
     printf("note: %s\n", note);
-    if (!args.results)
-        return;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/stage%d.note", args.results, args.stage);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%s\n", note);
-        fclose(f);
-    }
+    snprintf(left.note, sizeof left.note, "%s", note);
 }
 
 START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
@@ -777,7 +796,8 @@ START_TEST(reaches_the_required_speedup_over_reference_stage_1)
 {
     kit_result result;
     speed_case(kit_grade_elements(args.stage, config.speedup_n), 1, "", &result);
-    kit_result_write(args.results, args.stage, KIT_PART_SPEEDUP, &result);
+    left.numbers = result;
+    left.has_numbers = 1;
     ck_assert_msg(result.outcome == KIT_OUTCOME_PASS, "%s", result.message);
 }
 END_TEST
@@ -791,8 +811,9 @@ END_TEST
  */
 START_TEST(reaches_the_required_speedup_also_at_a_small_n_where_launch_latency_decides)
 {
-    kit_result main_case, result;
-    kit_result_read(args.results, args.stage, KIT_PART_SPEEDUP, &main_case);
+    kit_result main_case = left.numbers, result;
+    if (!left.has_numbers)
+        main_case.outcome = KIT_OUTCOME_MISSING;
     speed_case(kit_grade_elements(args.stage, config.latency_n[args.stage]), 0, " where launch latency decides",
                &result);
     kit_result merged = result;
@@ -803,7 +824,8 @@ START_TEST(reaches_the_required_speedup_also_at_a_small_n_where_launch_latency_d
         size_t used = (size_t)snprintf(merged.message, sizeof merged.message, "%.1000s", main_case.message);
         snprintf(merged.message + used, sizeof merged.message - used, " | %.1000s", result.message);
     }
-    kit_result_write(args.results, args.stage, KIT_PART_SPEEDUP, &merged);
+    left.numbers = merged;
+    left.has_numbers = 1;
     ck_assert_msg(result.outcome == KIT_OUTCOME_PASS, "%s", result.message);
 }
 
@@ -815,8 +837,8 @@ static int record(SRunner *runner, const char *tcase, kit_part part, const char 
 {
     kit_result r;
     memset(&r, 0, sizeof r);
-    if (args.results)
-        kit_result_read(args.results, args.stage, part, &r); /* the numbers a child left */
+    if (left.has_numbers)
+        r = left.numbers; /* the speed cases' measurements */
     TestResult **results = srunner_results(runner);
     int total = srunner_ntests_run(runner), ran = 0, failed = 0;
     char message[sizeof r.message] = "";
@@ -844,16 +866,7 @@ static int record(SRunner *runner, const char *tcase, kit_part part, const char 
         return 0;
     r.outcome = failed ? KIT_OUTCOME_FAIL : KIT_OUTCOME_PASS;
     if (failed || part != KIT_PART_SPEEDUP || !r.message[0]) {
-        char note[1024] = "";
-        char path[4096];
-        snprintf(path, sizeof path, "%s/stage%d.note", args.results ? args.results : ".", args.stage);
-        FILE *f = args.results ? fopen(path, "r") : NULL;
-        if (f) {
-            if (fgets(note, sizeof note, f))
-                note[strcspn(note, "\n")] = '\0';
-            fclose(f);
-            remove(path);
-        }
+        const char *note = left.note;
         const kit_problem problem = kit_grade_problem(args.stage);
         const char *right = kit_problem_equal(problem, KIT_INT_SUM) ? "every run gave the exact sum"
                             : problem.type == KIT_FLOAT ? "every run was within the error bound of the exact sum, and "
@@ -985,6 +998,321 @@ static int run_sandbox_command(void)
     return code;
 }
 
+
+/* ---------------------------------------------------------------- the sanitizer's and the race check's verdicts */
+
+/*
+ * Both run the stage's runner once more, sandboxed, under a tool whose output is long and
+ * technical (compute-sanitizer's reports, ThreadSanitizer's stack frames). That output goes to a
+ * log; the verdict is decided here, from the tool's exit status and summary lines and from what
+ * the runner said on its private pipe, and written as the part's result. The test's output is
+ * one verdict in the kit's words, and the log's path.
+ */
+
+/* Where a tool's output is kept: LOGS/stageK-NAME.log, RESULTS/logs/... without --logs, else TMPDIR. */
+static void tool_log_path(char *out, size_t size, const char *name)
+{
+    const char *dir = args.logs;
+    char fallback[4096];
+    if (!dir && args.results) {
+        snprintf(fallback, sizeof fallback, "%s/logs", args.results);
+        dir = make_folders(fallback) ? fallback : NULL;
+    }
+    if (dir)
+        snprintf(out, size, "%.3900s/stage%d-%.60s.log", dir, args.stage, name);
+    else
+        snprintf(out, size, "%s/kit-grade-stage%d-%s.%ld.log", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                 args.stage, name, (long)getpid());
+}
+
+/* Runs \p command sandboxed with its standard output and error going to \p log_path; fills \p r
+ * with what the runner said on its pipe. 0, or -1 when it could not start (\p why says why). */
+static int run_logged(char **command, char *const environment[], double timeout_s, const char *log_path,
+                      runner_reply *r, char *why, size_t why_size)
+{
+    memset(r, 0, sizeof *r);
+    fflush(stdout);
+    fflush(stderr);
+    int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log < 0) {
+        snprintf(why, why_size, "cannot write the log %s: %s", log_path, strerror(errno));
+        return -1;
+    }
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(log, 1);
+    dup2(log, 2);
+    close(log);
+    int started = kit_sandbox_run(command, environment, timeout_s, &r->run, why, why_size);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    if (started != 0)
+        return -1;
+    r->probing = 1; /* the tool's exit status is the tool's: decided below */
+    parse_reply(r);
+    return 0;
+}
+
+/* The log's lines, one at a time (NULL at the end). */
+static char *next_line(FILE *f, char *line, size_t size)
+{
+    if (!fgets(line, (int)size, f))
+        return NULL;
+    line[strcspn(line, "\r\n")] = '\0';
+    return line;
+}
+
+/* "========= Error: ..." without its frame of '=' and blanks. */
+static const char *after_frame(const char *line)
+{
+    while (*line == '=')
+        line++;
+    while (*line == ' ')
+        line++;
+    return line;
+}
+
+static int write_tool_result(kit_part part, kit_outcome outcome, const char *device, const char *message)
+{
+    kit_result result;
+    memset(&result, 0, sizeof result);
+    result.outcome = outcome;
+    snprintf(result.message, sizeof result.message, "%s", message);
+    if (device)
+        snprintf(result.gpu, sizeof result.gpu, "%s", device);
+    kit_result_write(args.results, args.stage, part, &result);
+    printf("%s: %s\n", outcome == KIT_OUTCOME_PASS ? "ok" : outcome == KIT_OUTCOME_SKIP ? "SKIPPED" : "FAIL", message);
+    return outcome == KIT_OUTCOME_PASS ? 0 : 1;
+}
+
+/*
+ * compute-sanitizer TOOL over the runner's "once" request (small inputs). Any error fails, and
+ * so does any racecheck hazard, warnings included: the volatile-only warp unroll gives the right
+ * sum every time, and racecheck's warnings are the only sign of its race. A stage's printf can
+ * add lines to the log but not remove the sanitizer's, so any non-zero summary fails.
+ */
+static int grade_sanitizer(void)
+{
+    kit_part part;
+    sanitizer_part(args.tool, &part);
+    char device[256] = "", why[1536] = "";
+    probe_outcome found = probe(device, sizeof device, why, sizeof why);
+    if (found == PROBE_NO_VERDICT) {
+        char message[2048];
+        snprintf(message, sizeof message, "compute-sanitizer %s not run: %s", args.tool, why);
+        return write_tool_result(part, KIT_OUTCOME_FAIL, NULL, message);
+    }
+    if (found == PROBE_NO_GPU) {
+        int code = no_gpu_exit_code();
+        char message[2048];
+        snprintf(message, sizeof message, "compute-sanitizer %s not run: %s", args.tool, why);
+        write_tool_result(part, code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL, NULL, message);
+        return code;
+    }
+    char log_path[4096];
+    char name[64];
+    snprintf(name, sizeof name, "compute-sanitizer-%s", args.tool);
+    tool_log_path(log_path, sizeof log_path, name);
+    char *command[] = {(char *)args.sanitizer, "--tool", (char *)args.tool, "--error-exitcode", "86",
+                       (char *)args.runner, "once", NULL};
+    runner_reply r;
+    if (run_logged(command, NULL, 600, log_path, &r, why, sizeof why) != 0) {
+        char message[2048];
+        snprintf(message, sizeof message, "compute-sanitizer %s could not run stage %d: %s", args.tool, args.stage, why);
+        return write_tool_result(part, KIT_OUTCOME_FAIL, device, message);
+    }
+    char summary[1024] = "", first[320] = "", where[220] = "", line[4096];
+    int hazards = 0;
+    FILE *f = fopen(log_path, "r");
+    while (f && next_line(f, line, sizeof line)) {
+        const char *text = after_frame(line);
+        if (strncmp(line, "=========", 9) != 0)
+            continue;
+        if (strstr(text, "ERROR SUMMARY") || strstr(text, "RACECHECK SUMMARY")) {
+            size_t used = strlen(summary);
+            snprintf(summary + used, sizeof summary - used, "%s%.200s", used ? " " : "", text);
+            const char *count = strstr(text, "SUMMARY: ");
+            if (count && count[9] >= '1' && count[9] <= '9')
+                hazards = 1;
+        } else if (!first[0] && line[9] == ' ' &&
+                   (strncmp(text, "Error", 5) == 0 || strncmp(text, "Warning", 7) == 0 || strncmp(text, "Invalid", 7) == 0 ||
+                    strncmp(text, "Uninitialized", 13) == 0 || strncmp(text, "Race", 4) == 0 ||
+                    strncmp(text, "Barrier", 7) == 0 || strncmp(text, "Program hit", 11) == 0)) {
+            snprintf(first, sizeof first, "%.300s", text);
+        } else if (!where[0] && strncmp(line, "=========  ", 11) == 0 && strncmp(text, "at ", 3) == 0 &&
+                   strchr(text, ':')) {
+            snprintf(where, sizeof where, " %.200s", text);
+        }
+    }
+    if (f)
+        fclose(f);
+    int code = r.run.exited ? r.run.code : 128 + r.run.code;
+    char message[2048];
+    kit_outcome outcome = KIT_OUTCOME_FAIL;
+    if (code == 86 || hazards)
+        snprintf(message, sizeof message, "compute-sanitizer --tool %s found problems in stage %d: %s. First: %s%s",
+                 args.tool, args.stage, summary[0] ? summary : "see the log", first[0] ? first : "?", where);
+    else if (r.problem[0])
+        snprintf(message, sizeof message, "stage %d's program ended before the grader got a verdict under "
+                 "compute-sanitizer --tool %s: %s", args.stage, args.tool, r.problem);
+    else if (code != 0)
+        snprintf(message, sizeof message, "stage %d crashed or hung under compute-sanitizer --tool %s (exit %d): %s",
+                 args.stage, args.tool, code, first[0] ? first : "see the log");
+    else if (!summary[0])
+        snprintf(message, sizeof message, "compute-sanitizer --tool %s printed no summary: cannot tell whether "
+                 "stage %d is clean", args.tool, args.stage);
+    else {
+        outcome = KIT_OUTCOME_PASS;
+        snprintf(message, sizeof message, "clean: %s", summary);
+    }
+    free_reply(&r);
+    printf("compute-sanitizer's own output: %s\n", log_path);
+    return write_tool_result(part, outcome, device, message);
+}
+
+/* One access of a ThreadSanitizer report, with the GPU thread that made it and its source line. */
+typedef struct race_access {
+    char kind[32], thread[16], where[256];
+} race_access;
+
+/*
+ * The emulator's race check: the runner's "races" request runs small inputs in four thread
+ * orders under ThreadSanitizer. A data race it reports, in shared or global memory, or a result
+ * that depends on the thread order, fails. The first report decides (halt_on_error): a racing
+ * kernel would otherwise report thousands, for minutes. ThreadSanitizer needs a memory layout
+ * that address randomisation can break, so it runs without (personality ADDR_NO_RANDOMIZE,
+ * which the sandbox and the runner inherit, as `setarch -R` does).
+ */
+static int grade_races(void)
+{
+    const char *device = "the kit's CPU emulator (no GPU)";
+    int persona = personality(0xffffffff);
+    if (persona != -1)
+        personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+    char options[1024];
+    const char *user = getenv("TSAN_OPTIONS");
+    snprintf(options, sizeof options, "TSAN_OPTIONS=exitcode=66 halt_on_error=1 %s", user ? user : "");
+    char *environment[] = {options, NULL};
+    char log_path[4096], why[1536];
+    tool_log_path(log_path, sizeof log_path, "emulated-races");
+    char *command[] = {(char *)args.runner, "races", NULL};
+    runner_reply r;
+    if (run_logged(command, environment, 900, log_path, &r, why, sizeof why) != 0) {
+        char message[2048];
+        snprintf(message, sizeof message, "the emulator's race check could not run stage %d: %s", args.stage, why);
+        return write_tool_result(KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, device, message);
+    }
+    int reports = 0, in_report = 0, accesses = 0;
+    race_access access_of[4];
+    struct {
+        char id[16], name[64];
+    } names[8];
+    int named = 0;
+    char orders[640] = "", still[900] = "", line[4096];
+    FILE *f = fopen(log_path, "r");
+    while (f && next_line(f, line, sizeof line)) {
+        if (strstr(line, "WARNING: ThreadSanitizer")) {
+            reports++;
+            in_report = reports == 1;
+            continue;
+        }
+        if (!orders[0] && strstr(line, "depends on the order of the threads"))
+            snprintf(orders, sizeof orders, "%.600s", line);
+        if (!still[0] && strstr(line, "still running after"))
+            snprintf(still, sizeof still, "%.880s", line);
+        if (!in_report)
+            continue;
+        if (strncmp(line, "SUMMARY", 7) == 0) {
+            in_report = 0;
+            continue;
+        }
+        char kind[32], second[32], thread[16];
+        if (strncmp(line, "  ", 2) == 0 && line[2] >= 'A' && line[2] <= 'Z' && strstr(line, " of size ") &&
+            strstr(line, " by thread T") && accesses < 4) {
+            race_access *a = &access_of[accesses];
+            memset(a, 0, sizeof *a);
+            if (sscanf(line + 2, "%31s %31s", kind, second) == 2 && strcmp(kind, "Previous") == 0)
+                snprintf(a->kind, sizeof a->kind, "previous %.20s", second);
+            else
+                snprintf(a->kind, sizeof a->kind, "%s", kind);
+            for (char *c = a->kind; *c; c++)
+                *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+            const char *by = strstr(line, " by thread T");
+            if (sscanf(by + 11, "%15[^: ]", thread) == 1)
+                snprintf(a->thread, sizeof a->thread, "%s", thread);
+            accesses++;
+            continue;
+        }
+        if (strncmp(line, "    #0 ", 7) == 0 && accesses > 0 && !access_of[accesses - 1].where[0]) {
+            /* "    #0 function file:line:column (module+0x...)": the second-to-last word */
+            char copy[4096];
+            snprintf(copy, sizeof copy, "%s", line);
+            char *words[64];
+            int count = 0;
+            for (char *w = strtok(copy, " "); w && count < 64; w = strtok(NULL, " "))
+                words[count++] = w;
+            if (count >= 2)
+                snprintf(access_of[accesses - 1].where, sizeof access_of[accesses - 1].where, "%s",
+                         words[count - 2]);
+            continue;
+        }
+        if (strncmp(line, "  Thread T", 10) == 0 && named < 8) {
+            const char *open_quote = strchr(line, '\'');
+            const char *close_quote = open_quote ? strchr(open_quote + 1, '\'') : NULL;
+            if (open_quote && close_quote && sscanf(line + 9, "%15s", names[named].id) == 1) {
+                snprintf(names[named].name, sizeof names[named].name, "%.*s", (int)(close_quote - open_quote - 1),
+                         open_quote + 1);
+                named++;
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+    char first[700] = "";
+    for (int i = 0; i < accesses; i++) {
+        const char *who = access_of[i].thread;
+        for (int n = 0; n < named; n++)
+            if (strcmp(names[n].id, who) == 0)
+                who = names[n].name;
+        size_t used = strlen(first);
+        snprintf(first + used, sizeof first - used, "%s%.30s by %.60s at %.100s", i ? ", " : "", access_of[i].kind, who,
+                 access_of[i].where[0] ? access_of[i].where : "?");
+    }
+    int code = r.run.exited ? r.run.code : 128 + r.run.code;
+    int hung = r.error_status == KIT_TIMEOUT || code == KIT_RUNNER_HUNG_EXIT || r.run.timed_out;
+    char message[2048];
+    kit_outcome outcome = KIT_OUTCOME_FAIL;
+    char stopped[160];
+    snprintf(stopped, sizeof stopped, "stage %d did not finish in the emulator's race check: it was stopped at its "
+             "time limit", args.stage);
+    if (hung) /* before any race report: a hang stops the check, and what it left behind is no race */
+        snprintf(message, sizeof message, "%s (the race check ends at a hang: not a race)",
+                 r.error_status == KIT_TIMEOUT && r.error[0] ? r.error : still[0] ? still : stopped);
+    else if (reports > 0)
+        snprintf(message, sizeof message, "ThreadSanitizer found %d data race report(s) in stage %d on the CPU emulator "
+                 "(a missing __syncthreads() or __syncwarp() in a block, or a global that two blocks write without "
+                 "an atomic?). First: %s", reports, args.stage, first[0] ? first : "see the log");
+    else if (orders[0])
+        snprintf(message, sizeof message, "%s", orders);
+    else if (r.problem[0])
+        snprintf(message, sizeof message, "stage %d's program ended before the grader got a verdict in the "
+                 "emulator's race check: %s", args.stage, r.problem);
+    else if (code == 0) {
+        outcome = KIT_OUTCOME_PASS;
+        snprintf(message, sizeof message, "no race: ThreadSanitizer reported nothing and every thread order gave the "
+                 "same results (CPU emulator, inputs up to 2^16 ints' worth)");
+    } else
+        snprintf(message, sizeof message, "stage %d crashed in the emulator's race check (exit %d%s); see the log",
+                 args.stage, code, code == 66 ? ": ThreadSanitizer's status for a race it reported" : "");
+    free_reply(&r);
+    printf("ThreadSanitizer's own output (exit status %d%s): %s\n", code,
+           code == 66 ? ", its status for \"a race was reported\"" : "", log_path);
+    return write_tool_result(KIT_PART_EMULATED_RACES, outcome, device, message);
+}
+
 int main(int argc, char **argv)
 {
     if (!parse_args(argc, argv))
@@ -999,6 +1327,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(args.part, "sandbox") == 0)
         return run_sandbox_command();
+    if (strcmp(args.part, "races") == 0)
+        return grade_races();
     kit_error err = {KIT_OK, ""};
     if (kit_grade_config_load(&config, args.config, &err) != KIT_OK) {
         fprintf(stderr, "kit_grade: %s\n", err.message);
@@ -1008,6 +1338,8 @@ int main(int argc, char **argv)
     kit_part part = emulated ? KIT_PART_EMULATED
                     : strcmp(args.part, "speedup") == 0 ? KIT_PART_SPEEDUP : KIT_PART_CORRECTNESS;
 
+    if (strcmp(args.part, "sanitize") == 0)
+        return grade_sanitizer();
     char device[256] = "", why[1536] = "";
     if (strcmp(args.part, "probe") == 0) {
         probe_outcome found = probe(device, sizeof device, why, sizeof why);
@@ -1076,7 +1408,7 @@ int main(int argc, char **argv)
     }
     suite_add_tcase(suite, tc);
     SRunner *runner = srunner_create(suite);
-    srunner_set_fork_status(runner, CK_FORK);
+    srunner_set_fork_status(runner, CK_NOFORK); /* see `left`: the tests share this process's memory */
     char xml[4096], tap[4096];
     if (args.logs) {
         snprintf(xml, sizeof xml, "%s/stage%d-%s.xml", args.logs, args.stage, args.part);
@@ -1087,9 +1419,6 @@ int main(int argc, char **argv)
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     record(runner, args.part, part, emulated ? "the kit's CPU emulator" : device);
-    char mark[512];
-    decided_mark(mark, sizeof mark, getpid()); /* the children's mark names this process */
-    remove(mark);
     srunner_free(runner);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -3,8 +3,13 @@
  * \brief grade_report: the summary table, results.json and a CSV row, from the result files
  * the grading tests left in a folder. No GPU and no CUDA: it only reads files.
  *
- *   grade_report --results build/grade --config tests/grading.conf [--stage K | --stages 1,2,3]
- *                [--title TEXT] [--json results.json] [--csv row.csv --student NAME]
+ *   grade_report --results build/grade --config tests/grader/grading.conf [--stage K | --stages 1,2,3]
+ *                [--title TEXT] [--record grade.json] [--json results.json] [--csv row.csv --student NAME]
+ *
+ * --record writes the grade record (kit_report_record()): the one file the class tools read.
+ * --previous DIR: the result files of the grading before this one (check.cmake keeps them in
+ * RESULTS/previous/): the report ends with what changed since (kit_report_changes()).
+ * --feedback FILE: the student's feedback (kit_report_feedback()), from the same grades.
  *
  * --stages names the stages of this edition (a student edition holds those handed out so
  * far): the others are left out of the report and its totals.
@@ -24,13 +29,15 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: grade_report --results DIR [--config FILE] [--stage K | --stages 1,2,3] [--title TEXT]\n"
-                    "                    [--json FILE] [--csv FILE --student NAME]\n");
+                    "                    [--record FILE] [--previous DIR] [--feedback FILE] [--json FILE]\n"
+                    "                    [--csv FILE --student NAME]\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     const char *results = NULL, *config_path = NULL, *title = "Grade report", *json = NULL, *csv = NULL;
+    const char *record = NULL, *previous = NULL, *feedback = NULL;
     const char *student = "student";
     int only = 0, in_edition[KIT_STAGE_COUNT + 1];
     for (int k = 0; k <= KIT_STAGE_COUNT; k++)
@@ -47,6 +54,12 @@ int main(int argc, char **argv)
             title = value;
         else if (strcmp(key, "--json") == 0)
             json = value;
+        else if (strcmp(key, "--record") == 0)
+            record = value;
+        else if (strcmp(key, "--previous") == 0)
+            previous = value;
+        else if (strcmp(key, "--feedback") == 0)
+            feedback = value;
         else if (strcmp(key, "--csv") == 0)
             csv = value;
         else if (strcmp(key, "--student") == 0)
@@ -90,6 +103,36 @@ int main(int argc, char **argv)
             kit_grade_stage(&config, results, k, &grades[count++]);
 
     kit_report_table(stdout, grades, count, title);
+    if (previous) { /* a regrade: what changed since the last one (its results were kept) */
+        kit_stage_grade before[KIT_STAGE_COUNT];
+        int any = 0;
+        for (int i = 0; i < count; i++) {
+            kit_grade_stage(&config, previous, grades[i].stage, &before[i]);
+            for (int p = 0; p < KIT_PART_COUNT; p++)
+                any |= before[i].parts[p].outcome != KIT_OUTCOME_MISSING;
+        }
+        if (any)
+            kit_report_changes(stdout, grades, before, count);
+    }
+    if (feedback) {
+        FILE *f = fopen(feedback, "w");
+        if (!f) {
+            fprintf(stderr, "grade_report: cannot write %s\n", feedback);
+            return 2;
+        }
+        kit_report_feedback(f, grades, count, student);
+        fclose(f);
+        printf("\nFeedback for the student: %s\n", feedback);
+    }
+    if (record) {
+        FILE *f = fopen(record, "w");
+        if (!f) {
+            fprintf(stderr, "grade_report: cannot write %s\n", record);
+            return 2;
+        }
+        kit_report_record(f, grades, count, title);
+        fclose(f);
+    }
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) {

@@ -298,6 +298,21 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
 void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const char *title);
 /** Gradescope-style results.json: tests[] with name, score, max_score, status, output. */
 void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const char *title);
+/**
+ * The grade record, grade.json: every stage's points (each part's score, maximum and the
+ * report's words for it), where correctness and races were decided (GPU or emulator), and the
+ * record of every part that ran (outcome, message, device, the speed case's numbers and what
+ * was timed). The table, results.json and the class report are views of the same grades; the
+ * class tools read this file, never the table's text.
+ */
+void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title);
+/** "Changed since the last grade": each stage whose points or a part's outcome differ between
+ *  \p before (the previous grading's results, same stages in the same order) and \p now.
+ *  Returns how many stages changed. */
+int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_grade *before, int count);
+/** A student's feedback, from the same grades: per stage, what passed, what failed and why (the
+ *  part's own message), and what to try next. Plain text, ready to send. */
+void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student);
 /** One CSV row: student, points of each stage (empty when not graded), total, maximum. */
 void kit_report_csv_header(FILE *out);
 void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *grades, int count);

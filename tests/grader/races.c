@@ -1,6 +1,6 @@
 /**
  * \file races.c
- * \brief The race check of the CPU emulator's runners (runner.c "races"; tests/grader/emulated_races.sh).
+ * \brief The race check of the CPU emulator's runners (runner.c "races"; decided by kit_grade races, grade.c).
  *
  * Small inputs (at most 2^16 ints' worth) with the threads of each block resumed in four orders; a result
  * that changes with the order is a race. Built with ThreadSanitizer (the "race" flavour of the

@@ -1,6 +1,7 @@
 /**
  * \file report.c
- * \brief Scores and reports: the summary table, results.json and the class CSV (no CUDA here).
+ * \brief Scores and reports: the grade record (grade.json), and its views: the summary table,
+ * Gradescope's results.json and the class CSV (no CUDA here).
  */
 #include <stdio.h>
 #include <string.h>
@@ -387,6 +388,223 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
         json_test(out, &first, name, g->part_score[2], g->part_max[2], clean && g->part_score[2] >= g->part_max[2], text);
     }
     fprintf(out, "\n  ]\n}\n");
+}
+
+/* ---------------------------------------------------------------- the grade record */
+
+static const char *const outcome_names[] = {"missing", "pass", "fail", "skip"};
+
+static void json_number_field(FILE *out, const char *key, double value)
+{
+    fprintf(out, ", \"%s\": %.6g", key, value);
+}
+
+/* One part's record: what the grading test that ran it found, as written there. */
+static void json_part(FILE *out, kit_part part, const kit_result *r, int *first)
+{
+    if (r->outcome == KIT_OUTCOME_MISSING)
+        return;
+    fprintf(out, "%s        \"%s\": {\"outcome\": \"%s\", \"message\": ", *first ? "" : ",\n", kit_part_name(part),
+            outcome_names[r->outcome]);
+    json_string(out, r->message);
+    fprintf(out, ", \"device\": ");
+    json_string(out, r->gpu);
+    if (r->required > 0) {
+        json_number_field(out, "achieved", r->achieved);
+        json_number_field(out, "required", r->required);
+        json_number_field(out, "reference", r->reference);
+        json_number_field(out, "spread", r->spread);
+    }
+    if (r->timed_n > 0)
+        fprintf(out, ", \"timed\": {\"n\": %zu, \"threads\": %u, \"seed\": %llu}", r->timed_n, r->timed_threads,
+                r->timed_seed);
+    if (r->not_built)
+        fprintf(out, ", \"not_built\": true");
+    fputc('}', out);
+    *first = 0;
+}
+
+/* A table cell's meaning as one word, for the record's readers (they never parse the cell). */
+static const char *cell_status(const char *cell)
+{
+    static const char *const words[][2] = {{"pass", "pass"},           {"clean", "pass"},     {"no race", "pass"},
+                                           {"FAIL", "fail"},           {"not measured", "not measured"},
+                                           {"not graded", "not graded"}, {"skipped", "skipped"}, {"not run", "not run"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strncmp(cell, words[i][0], strlen(words[i][0])) == 0)
+            return words[i][1];
+    return "partial"; /* "2 of 4 tools ran" */
+}
+
+/* What explains a points category's cell: the message of the part that decided it. */
+static const char *category_message(const kit_stage_grade *g, int category)
+{
+    if (category == 0)
+        return correctness_of(g)->message;
+    if (category == 1) {
+        const kit_result *loads = &g->parts[KIT_PART_EMULATED_SPEED];
+        return loads->outcome == KIT_OUTCOME_FAIL && g->parts[KIT_PART_SPEEDUP].outcome != KIT_OUTCOME_FAIL
+                   ? loads->message : g->parts[KIT_PART_SPEEDUP].message;
+    }
+    if (g->emulated_races)
+        return g->parts[KIT_PART_EMULATED_RACES].message;
+    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+        if (g->parts[p].outcome == KIT_OUTCOME_FAIL)
+            return g->parts[p].message;
+    if (g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_FAIL)
+        return g->parts[KIT_PART_EMULATED_RACES].message;
+    for (int p = KIT_PART_RACECHECK; KIT_PART_IS_SANITIZER(p); p++)
+        if (g->parts[p].message[0])
+            return g->parts[p].message;
+    return g->parts[KIT_PART_EMULATED_RACES].message;
+}
+
+void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title)
+{
+    static const char *const point_names[3] = {"correctness", "speedup", "sanitizer"};
+    double score = 0, max_score = 0;
+    for (int i = 0; i < count; i++) {
+        score += grades[i].score;
+        max_score += grades[i].max_score;
+    }
+    fprintf(out, "{\n  \"format\": 1,\n  \"title\": ");
+    json_string(out, title);
+    fprintf(out, ",\n  \"graded_on\": ");
+    json_string(out, gpu_of(grades, count));
+    fprintf(out, ",\n  \"score\": %g,\n  \"max_score\": %g,\n  \"stages\": [\n", score, max_score);
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *g = &grades[i];
+        char cells[3][2400];
+        correctness_cell(cells[0], sizeof cells[0], g);
+        speedup_cell(cells[1], sizeof cells[1], g);
+        sanitizer_cell(cells[2], sizeof cells[2], g);
+        fprintf(out, "    {\"stage\": %d, \"score\": %g, \"max_score\": %g, \"passed\": %s, \"not_graded\": %s,\n",
+                g->stage, g->score, g->max_score, g->passed ? "true" : "false", not_graded(g) ? "true" : "false");
+        fprintf(out, "     \"correctness_from\": \"%s\", \"races_from\": \"%s\", \"emulator_not_built\": %s, "
+                     "\"load_rule_missing\": %s,\n     \"advice\": ",
+                g->emulated_correctness ? "emulator" : "gpu", g->emulated_races ? "emulator" : "compute-sanitizer",
+                g->emulator_not_built ? "true" : "false", g->load_rule_missing ? "true" : "false");
+        json_string(out, g->advice);
+        fprintf(out, ",\n     \"points\": {");
+        for (int p = 0; p < 3; p++) {
+            fprintf(out, "%s\n       \"%s\": {\"score\": %g, \"max_score\": %g, \"status\": \"%s\", \"cell\": ",
+                    p ? "," : "", point_names[p], g->part_score[p], g->part_max[p], cell_status(cells[p]));
+            json_string(out, cells[p]);
+            fprintf(out, ", \"message\": ");
+            json_string(out, category_message(g, p));
+            fputc('}', out);
+        }
+        fprintf(out, "},\n     \"parts\": {\n");
+        int first = 1;
+        for (int p = 0; p < KIT_PART_COUNT; p++)
+            json_part(out, (kit_part)p, &g->parts[p], &first);
+        fprintf(out, "\n     }}%s\n", i + 1 < count ? "," : "");
+    }
+    fprintf(out, "  ]\n}\n");
+}
+
+/* ---------------------------------------------------------------- what changed, and feedback */
+
+static const char *const category_names[3] = {"correctness", "speedup", "sanitizer"};
+
+int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_grade *before, int count)
+{
+    int changed = 0;
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *a = &before[i], *b = &now[i];
+        char line[1024] = "";
+        for (int c = 0; c < 3; c++) {
+            char was[2400], is[2400];
+            if (c == 0) {
+                correctness_cell(was, sizeof was, a);
+                correctness_cell(is, sizeof is, b);
+            } else if (c == 1) {
+                speedup_cell(was, sizeof was, a);
+                speedup_cell(is, sizeof is, b);
+            } else {
+                sanitizer_cell(was, sizeof was, a);
+                sanitizer_cell(is, sizeof is, b);
+            }
+            if (strcmp(cell_status(was), cell_status(is)) != 0 || a->part_score[c] != b->part_score[c]) {
+                size_t used = strlen(line);
+                snprintf(line + used, sizeof line - used, "%s%s %.60s -> %.60s", used ? "; " : "", category_names[c],
+                         was, is);
+            }
+        }
+        if (!line[0] && a->score == b->score)
+            continue;
+        if (!changed++)
+            fprintf(out, "\nChanged since the last grade:\n");
+        fprintf(out, "  stage %d: %g -> %g points%s%s%s\n", b->stage, a->score, b->score, line[0] ? " (" : "", line,
+                line[0] ? ")" : "");
+    }
+    if (!changed)
+        fprintf(out, "\nNothing changed since the last grade.\n");
+    return changed;
+}
+
+/* What to try next, for a part that lost its points (the message says what was seen). */
+static const char *what_to_try(const kit_stage_grade *g, int category)
+{
+    if (category == 0)
+        return g->emulated_correctness
+                   ? "Run the failing case alone on the CPU emulator, `./build/reduce_ladder --stage K --impl labs` "
+                     "with the n and block size the message names, and read the stage page's pitfalls."
+                   : "Run the failing case alone, `./build/reduce_ladder --stage K --impl labs` with the n and "
+                     "block size the message names, and read the stage page's pitfalls.";
+    if (category == 1)
+        return "Compare your stage with the reference at the same n: `./build/reduce_ladder --stage K` prints "
+               "both rows. The stage page says what this stage removes and how fast it should be.";
+    return "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside a "
+           "warp); the tool's whole output is in build/grade/logs/.";
+}
+
+void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student)
+{
+    double score = 0, max_score = 0;
+    for (int i = 0; i < count; i++) {
+        score += grades[i].score;
+        max_score += grades[i].max_score;
+    }
+    fprintf(out, "Feedback for %s: %g of %g points, graded on %s.\n", student && *student ? student : "you", score,
+            max_score, gpu_of(grades, count));
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *g = &grades[i];
+        fprintf(out, "\nStage %d: %g of %g points.\n", g->stage, g->score, g->max_score);
+        for (int c = 0; c < 3; c++) {
+            char cell[2400];
+            if (c == 0)
+                correctness_cell(cell, sizeof cell, g);
+            else if (c == 1)
+                speedup_cell(cell, sizeof cell, g);
+            else
+                sanitizer_cell(cell, sizeof cell, g);
+            const char *status = cell_status(cell);
+            if (strcmp(status, "pass") == 0) {
+                fprintf(out, "  - %s: passed (%g of %g).\n", category_names[c], g->part_score[c], g->part_max[c]);
+                continue;
+            }
+            if (strcmp(status, "not measured") == 0) {
+                fprintf(out, "  - %s: not measured here (no GPU): a GPU grades it.\n", category_names[c]);
+                continue;
+            }
+            if (c > 0 && g->part_score[0] < g->part_max[0]) {
+                fprintf(out, "  - %s: no points until the stage is correct.\n", category_names[c]);
+                continue;
+            }
+            fprintf(out, "  - %s: %s (%g of %g). Why: %s\n", category_names[c], cell, g->part_score[c],
+                    g->part_max[c], category_message(g, c));
+            const char *hint = what_to_try(g, c);
+            fprintf(out, "    What to try: ");
+            for (const char *p = hint; *p; p++) { /* the stage's number where the hint says K */
+                if (*p == 'K' && (p == hint || p[-1] == ' ') && (p[1] == ' ' || p[1] == '`'))
+                    fprintf(out, "%d", g->stage);
+                else
+                    fputc(*p, out);
+            }
+            fputc('\n', out);
+        }
+    }
 }
 
 void kit_report_csv_header(FILE *out)

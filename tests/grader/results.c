@@ -3,10 +3,10 @@
  * \brief Result files: how each grading test tells the report what it found (no CUDA here).
  *
  * One file per stage and part, DIR/stageK.PART, of `key=value` lines: status (pass, fail,
- * skip), message, and for the speedup case achieved, required, reference and spread. The
- * Check suites write them from the runner's parent; tests/grader/sanitize.sh writes the sanitizer
- * ones with printf. Files are written to a temporary name and renamed, so the report never
- * reads half a file.
+ * skip), message, and for the speedup case achieved, required, reference and spread. Only
+ * kit_grade writes them (its parts, and its sanitize and races subcommands); grade_report
+ * reads them into the grade record, grade.json (report.c), which every view comes from. Files
+ * are written to a temporary name and renamed, so the report never reads half a file.
  */
 #define _POSIX_C_SOURCE 200809L
 
