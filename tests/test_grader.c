@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "grader.h"
 
@@ -757,6 +760,67 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
 }
 END_TEST
 
+/* make status: one line per lab, from the lab file and the last grades, without grading. */
+START_TEST(status_says_per_lab_not_started_not_graded_changed_fails_or_passes)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    char labs[128], folder[256], file[512];
+    snprintf(labs, sizeof labs, "%s/labs", dir);
+    ck_assert_int_eq(mkdir(labs, 0755), 0);
+    const int stages[4] = {1, 2, 3, 4};
+    for (int i = 0; i < 4; i++) {
+        snprintf(folder, sizeof folder, "%s/%s", labs, kit_grade_file(stages[i]));
+        *strrchr(folder, '/') = '\0';
+        ck_assert_int_eq(mkdir(folder, 0755), 0);
+        snprintf(file, sizeof file, "%s/%s", labs, kit_grade_file(stages[i]));
+        FILE *f = fopen(file, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(stages[i] == 1 ? "    return; /* delete this line once your code is in place */\n" : "/* done */\n", f);
+        fclose(f);
+    }
+    /* stage 1 untouched; stage 2 written, never graded; stage 3 graded correct on the emulator;
+     * stage 4 graded wrong, then its file changed */
+    put(3, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum");
+    put(3, KIT_PART_EMULATED_RACES, KIT_OUTCOME_PASS, "no race");
+    put(4, KIT_PART_EMULATED, KIT_OUTCOME_FAIL, "stage 4 failed 3 of 600 runs");
+    snprintf(file, sizeof file, "%s/%s", labs, kit_grade_file(4));
+    struct timespec later[2] = {{time(NULL) + 60, 0}, {time(NULL) + 60, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, later, 0), 0);
+    kit_stage_grade g[4];
+    for (int i = 0; i < 4; i++)
+        kit_grade_stage(&c, dir, stages[i], &g[i]);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_status(f, g, 4, labs, dir);
+    fclose(f);
+    ck_assert_msg(strstr(text, "stage 1   not started: the TODO's placeholder return is still in labs/01_naive/") &&
+                      strstr(text, "stage 2   not graded yet: cmake --build build --target check-stage2") &&
+                      strstr(text, "stage 3   passes on the CPU emulator: 8 / 10") &&
+                      strstr(text, "stage 4   changed since its last grade (0 / 10 then)"),
+                  "%s", text);
+    free(text);
+    /* the same stage 4 graded after the change: the failure, in a few words */
+    struct timespec earlier[2] = {{time(NULL) - 600, 0}, {time(NULL) - 600, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, earlier, 0), 0);
+    f = open_memstream(&text, &size);
+    kit_report_status(f, &g[3], 1, labs, dir);
+    fclose(f);
+    ck_assert_msg(strstr(text, "stage 4   fails: stage 4 failed 3 of 600 runs"), "%s", text);
+    free(text);
+    for (int i = 0; i < 4; i++) {
+        snprintf(file, sizeof file, "%s/%s", labs, kit_grade_file(stages[i]));
+        remove(file);
+        *strrchr(file, '/') = '\0';
+        rmdir(file);
+    }
+    rmdir(labs);
+    clean_dir();
+}
+END_TEST
+
 START_TEST(emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points)
 {
     kit_grade_config c;
@@ -1209,6 +1273,7 @@ int main(void)
     TCase *report = tcase_create("report");
     tcase_add_test(report, result_files_round_trip);
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
+    tcase_add_test(report, status_says_per_lab_not_started_not_graded_changed_fails_or_passes);
     tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
     tcase_add_test(report, a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one);
     tcase_add_test(report, a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with_a_note);

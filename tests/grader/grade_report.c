@@ -10,6 +10,8 @@
  * --previous DIR: the result files of the grading before this one (check.cmake keeps them in
  * RESULTS/previous/): the report ends with what changed since (kit_report_changes()).
  * --feedback FILE: the student's feedback (kit_report_feedback()), from the same grades.
+ * --status LABS: instead of the report, one line per lab (make status, kit_report_status()):
+ * not started, not graded yet, changed since its last grade, fails and why, or passes.
  *
  * --stages names the stages of this edition (a student edition holds those handed out so
  * far): the others are left out of the report and its totals.
@@ -30,14 +32,14 @@ static int usage(void)
 {
     fprintf(stderr, "usage: grade_report --results DIR [--config FILE] [--stage K | --stages 1,2,3] [--title TEXT]\n"
                     "                    [--record FILE] [--previous DIR] [--feedback FILE] [--json FILE]\n"
-                    "                    [--csv FILE --student NAME]\n");
+                    "                    [--csv FILE --student NAME] [--status LABS]\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     const char *results = NULL, *config_path = NULL, *title = "Grade report", *json = NULL, *csv = NULL;
-    const char *record = NULL, *previous = NULL, *feedback = NULL;
+    const char *record = NULL, *previous = NULL, *feedback = NULL, *status = NULL;
     const char *student = "student";
     int only = 0, in_edition[KIT_STAGE_COUNT + 1];
     for (int k = 0; k <= KIT_STAGE_COUNT; k++)
@@ -60,6 +62,8 @@ int main(int argc, char **argv)
             previous = value;
         else if (strcmp(key, "--feedback") == 0)
             feedback = value;
+        else if (strcmp(key, "--status") == 0)
+            status = value;
         else if (strcmp(key, "--csv") == 0)
             csv = value;
         else if (strcmp(key, "--student") == 0)
@@ -102,6 +106,10 @@ int main(int argc, char **argv)
         if ((only == 0 && in_edition[k]) || only == k)
             kit_grade_stage(&config, results, k, &grades[count++]);
 
+    if (status) { /* a view of the last grades and the lab files; grades nothing */
+        kit_report_status(stdout, grades, count, status, results);
+        return 0;
+    }
     kit_report_table(stdout, grades, count, title);
     if (previous) { /* a regrade: what changed since the last one (its results were kept) */
         kit_stage_grade before[KIT_STAGE_COUNT];

@@ -75,6 +75,8 @@ int kit_grade_baseline(int stage);
 /** The block sizes stage \p stage supports (stages.def: powers of two from \p low to \p high). */
 void kit_grade_threads(int stage, unsigned *low, unsigned *high);
 /** The stage's title ("3x3 matrices, 9 ints per thread"). */
+/** Stage \p stage's file under labs/ (or solutions/): "03_sequential_addressing/reduce_sequential_addressing.cu". */
+const char *kit_grade_file(int stage);
 const char *kit_grade_title(int stage);
 /** Whether the stage finishes in one pass (KIT_PASSES_ONE). */
 int kit_grade_one_pass(int stage);
@@ -313,6 +315,10 @@ int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_gr
 /** A student's feedback, from the same grades: per stage, what passed, what failed and why (the
  *  part's own message), and what to try next. Plain text, ready to send. */
 void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student);
+/** One line per lab, for make status: not started, not graded yet, changed since its last grade,
+ *  fails (and why, in a few words), passes on the CPU emulator, or passes on a GPU with its points.
+ *  \p labs is the folder of the lab files (NULL: the files are not looked at). */
+void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results);
 /** One CSV row: student, points of each stage (empty when not graded), total, maximum. */
 void kit_report_csv_header(FILE *out);
 void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *grades, int count);

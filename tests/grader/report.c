@@ -5,6 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "grader.h"
 
@@ -603,6 +605,78 @@ void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, co
                     fputc(*p, out);
             }
             fputc('\n', out);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- make status */
+
+/* The newest modification time of stage \p stage's result files (0: none). */
+static time_t graded_at(const char *results, int stage)
+{
+    time_t newest = 0;
+    for (int p = 0; p < KIT_PART_COUNT; p++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/stage%d.%s", results, stage, kit_part_name((kit_part)p));
+        if (stat(path, &st) == 0 && st.st_mtime > newest)
+            newest = st.st_mtime;
+    }
+    return newest;
+}
+
+/* Whether the lab file still holds its TODO's placeholder: nothing written yet. */
+static int placeholder_left(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, "delete this line once your code is in place") != NULL;
+    fclose(f);
+    return found;
+}
+
+void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results)
+{
+    for (int i = 0; i < count; i++) {
+        const kit_stage_grade *g = &grades[i];
+        char path[4096] = "";
+        struct stat lab;
+        int have_lab = 0;
+        if (labs) {
+            snprintf(path, sizeof path, "%s/%s", labs, kit_grade_file(g->stage));
+            have_lab = stat(path, &lab) == 0;
+        }
+        fprintf(out, "stage %-2d  ", g->stage);
+        int ran = 0;
+        for (int p = 0; p < KIT_PART_COUNT; p++)
+            ran |= g->parts[p].outcome == KIT_OUTCOME_PASS || g->parts[p].outcome == KIT_OUTCOME_FAIL;
+        time_t when = graded_at(results, g->stage);
+        char cell[2400];
+        correctness_cell(cell, sizeof cell, g);
+        if (labs && !have_lab) {
+            fprintf(out, "no lab file (%s)\n", path);
+        } else if (labs && placeholder_left(path)) {
+            fprintf(out, "not started: the TODO's placeholder return is still in labs/%s\n", kit_grade_file(g->stage));
+        } else if (!ran) {
+            fprintf(out, "not graded yet: cmake --build build --target check-stage%d\n", g->stage);
+        } else if (labs && lab.st_mtime > when) {
+            fprintf(out, "changed since its last grade (%g / %g then): cmake --build build --target check-stage%d\n",
+                    g->score, g->max_score, g->stage);
+        } else if (strcmp(cell_status(cell), "pass") != 0) {
+            fprintf(out, "fails: %.110s\n", correctness_of(g)->message);
+        } else if (g->emulated_correctness) {
+            fprintf(out, "passes on the CPU emulator: %g / %g (speed is graded on a GPU)\n", g->score, g->max_score);
+        } else if (g->passed) {
+            fprintf(out, "passes on a GPU: %g / %g\n", g->score, g->max_score);
+        } else {
+            char speed[2400], sanitizer[2400];
+            speedup_cell(speed, sizeof speed, g);
+            sanitizer_cell(sanitizer, sizeof sanitizer, g);
+            fprintf(out, "correct on a GPU, %g / %g: speed %s, sanitizer %s\n", g->score, g->max_score, speed, sanitizer);
         }
     }
 }

@@ -8,6 +8,7 @@
 
 typedef struct grade_row {
     int number;
+    const char *file; /* dir/name.cu, under labs/ or solutions/ */
     const char *title;
     kit_passes passes;
     kit_problem problem;
@@ -16,7 +17,7 @@ typedef struct grade_row {
 } grade_row;
 
 #define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline) \
-    {number, title, passes, {type, op}, baseline, min_threads, max_threads},
+    {number, #dir "/" #name ".cu", title, passes, {type, op}, baseline, min_threads, max_threads},
 static const grade_row rows[KIT_STAGE_COUNT] = {
 #include "stages.def"
 };
@@ -47,6 +48,12 @@ void kit_grade_threads(int stage, unsigned *low, unsigned *high)
     const grade_row *row = row_of(stage);
     *low = row ? row->min_threads : 64;
     *high = row ? row->max_threads : 1024;
+}
+
+const char *kit_grade_file(int stage)
+{
+    const grade_row *r = row_of(stage);
+    return r ? r->file : "";
 }
 
 const char *kit_grade_title(int stage)
