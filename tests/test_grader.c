@@ -707,7 +707,7 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     kit_report_record(f, g, 5, "Grade report for labs");
     fclose(f);
     ck_assert_msg(strstr(text, "\"graded_on\": \"NVIDIA H200\"") && strstr(text, "\"score\": 18,\n  \"max_score\": 50") &&
-                      strstr(text, "{\"stage\": 3, \"score\": 8, \"max_score\": 10, \"passed\": false") &&
+                      strstr(text, "{\"stage\": 3, \"score\": 8, \"max_score\": 10, \"reachable\": 10, \"passed\": false") &&
                       strstr(text, "\"racecheck\": {\"outcome\": \"fail\", \"message\": \"hazard\"") &&
                       strstr(text, "\"speedup\": {\"outcome\": \"pass\", \"message\": \"ok\", \"device\": \"NVIDIA H200\", "
                                    "\"achieved\": 2.07, \"required\": 1.66") &&
@@ -817,6 +817,39 @@ START_TEST(status_says_per_lab_not_started_not_graded_changed_fails_or_passes)
         rmdir(file);
     }
     rmdir(labs);
+    clean_dir();
+}
+END_TEST
+
+/* Without a GPU, speed is not measured: the total says what was reachable; emulated.full_marks =
+ * scale makes the emulator's grade reach full marks instead. */
+START_TEST(an_emulated_grade_says_what_was_reachable_and_scales_to_full_marks_when_configured)
+{
+    kit_grade_config keep, scale;
+    kit_grade_config_default(&keep);
+    kit_grade_config_default(&scale);
+    kit_error err = {KIT_OK, ""};
+    ck_assert_int_eq(kit_grade_config_parse(&scale, "emulated.full_marks = scale\n", "test", &err), KIT_OK);
+    ck_assert_int_ne(kit_grade_config_parse(&scale, "emulated.full_marks = maybe\n", "test", &err), KIT_OK);
+    make_dir();
+    put(6, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum");
+    put(6, KIT_PART_EMULATED_RACES, KIT_OUTCOME_PASS, "no race");
+    put(6, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no NVIDIA GPU here");
+    kit_stage_grade g;
+    kit_grade_stage(&keep, dir, 6, &g);
+    ck_assert(g.score == 8 && g.max_score == 10 && g.reachable == 8);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    kit_report_table(f, &g, 1, "Grade report");
+    fclose(f);
+    ck_assert_msg(strstr(text, "8 / 10 (8 reachable here: speed is graded on a GPU)"), "%s", text);
+    free(text);
+    kit_grade_stage(&scale, dir, 6, &g);
+    ck_assert_msg(g.score == 10 && g.max_score == 10 && g.reachable == 10 && g.part_max[1] == 0 &&
+                      g.part_score[0] == 7.5 && g.part_score[2] == 2.5,
+                  "scaled: %g of %g (%g, %g, %g)", g.score, g.max_score, g.part_score[0], g.part_score[1],
+                  g.part_score[2]);
     clean_dir();
 }
 END_TEST
@@ -1274,6 +1307,7 @@ int main(void)
     tcase_add_test(report, result_files_round_trip);
     tcase_add_test(report, scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage);
     tcase_add_test(report, status_says_per_lab_not_started_not_graded_changed_fails_or_passes);
+    tcase_add_test(report, an_emulated_grade_says_what_was_reachable_and_scales_to_full_marks_when_configured);
     tcase_add_test(report, emulated_results_earn_correctness_and_race_points_without_a_gpu_and_never_speed_points);
     tcase_add_test(report, a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one);
     tcase_add_test(report, a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with_a_note);

@@ -104,6 +104,13 @@ static int apply(kit_grade_config *c, const char *key, const char *value, const 
         if (!parse_number(value, 64, 1024, &v) || v != (int)v || ((unsigned)v & ((unsigned)v - 1)) != 0)
             goto bad_value;
         c->speedup_threads = (unsigned)v;
+    } else if (strcmp(key, "emulated.full_marks") == 0) {
+        if (strcmp(value, "keep") == 0)
+            c->emulated_scale = 0;
+        else if (strcmp(value, "scale") == 0)
+            c->emulated_scale = 1;
+        else
+            goto bad_value;
     } else if (strncmp(key, "points.", 7) == 0 ||
                (sscanf(key, "stage%d.%n", &stage, &used) == 1 && used > 0 && stage >= 1 &&
                 stage <= KIT_STAGE_COUNT)) {

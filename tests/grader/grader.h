@@ -105,6 +105,9 @@ typedef struct kit_grade_config {
     double points[KIT_STAGE_COUNT + 1][3];          /**< correctness, speedup, sanitizer */
     double max_sectors_per_request[KIT_STAGE_COUNT + 1]; /**< the emulator's load rule (kit_loads_decide()):
                                                          at most this times the reference's; 0 = none */
+    int emulated_scale;        /**< emulated.full_marks: 0 (keep) a stage graded without a GPU reaches
+                                    correctness + sanitizer points only (8 of 10); 1 (scale) its points
+                                    are scaled so that it reaches the stage's full marks */
 } kit_grade_config;
 
 /** The defaults: 0.8 of the reference, 10 points a stage (6 correctness, 2 speed, 2 sanitizer). */
@@ -273,6 +276,9 @@ typedef struct kit_stage_grade {
     kit_result parts[KIT_PART_COUNT];
     double score, max_score;
     double part_score[3], part_max[3]; /**< correctness, speedup, sanitizer */
+    double reachable;       /**< the most it could score where it was graded: max_score, or without a
+                                 GPU (speed not measured) max_score less the speed points, unless
+                                 emulated.full_marks = scale */
     int passed;    /**< every part passed */
     int emulated_correctness; /**< correctness comes from the CPU emulator */
     int emulated_races;       /**< the sanitizer column comes from the emulator's race check */

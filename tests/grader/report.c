@@ -108,6 +108,21 @@ void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage,
         g->max_score += g->part_max[i];
     }
     g->passed = correct && fast && clean;
+    /* Without a GPU the speed is not measured: the most a stage can reach is the rest, unless
+     * the configuration scales the emulated grade to full marks (emulated.full_marks = scale). */
+    const kit_outcome speed = g->parts[KIT_PART_SPEEDUP].outcome;
+    const int speed_unmeasured = g->emulated_correctness && speed != KIT_OUTCOME_PASS && speed != KIT_OUTCOME_FAIL;
+    g->reachable = speed_unmeasured ? g->max_score - g->part_max[1] : g->max_score;
+    if (speed_unmeasured && config->emulated_scale && g->reachable > 0) {
+        const double factor = g->max_score / g->reachable;
+        g->score = 0;
+        for (int i = 0; i < 3; i++) {
+            g->part_max[i] = i == 1 ? 0 : g->part_max[i] * factor;
+            g->part_score[i] = i == 1 ? 0 : g->part_score[i] * factor;
+            g->score += g->part_score[i];
+        }
+        g->reachable = g->max_score;
+    }
 }
 
 static const char *outcome_word(kit_outcome o)
@@ -220,7 +235,13 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
         max_score += g->max_score;
         emulated += g->emulated_correctness || g->emulated_races;
     }
-    fprintf(out, "%-6s %-16s %-28s %-26s %g / %g\n", "total", "", "", "", score, max_score);
+    double reachable = 0;
+    for (int i = 0; i < count; i++)
+        reachable += grades[i].reachable;
+    fprintf(out, "%-6s %-16s %-28s %-26s %g / %g", "total", "", "", "", score, max_score);
+    if (reachable < max_score)
+        fprintf(out, " (%g reachable here: speed is graded on a GPU)", reachable);
+    fputc('\n', out);
     /* The speed cases' n and seed are drawn for each run: say which were timed. */
     int timed = 0;
     for (int i = 0; i < count; i++) {
@@ -473,15 +494,21 @@ void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, cons
     json_string(out, title);
     fprintf(out, ",\n  \"graded_on\": ");
     json_string(out, gpu_of(grades, count));
-    fprintf(out, ",\n  \"score\": %g,\n  \"max_score\": %g,\n  \"stages\": [\n", score, max_score);
+    double reachable = 0;
+    for (int i = 0; i < count; i++)
+        reachable += grades[i].reachable;
+    fprintf(out, ",\n  \"score\": %g,\n  \"max_score\": %g,\n  \"reachable\": %g,\n  \"stages\": [\n", score,
+            max_score, reachable);
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
         char cells[3][2400];
         correctness_cell(cells[0], sizeof cells[0], g);
         speedup_cell(cells[1], sizeof cells[1], g);
         sanitizer_cell(cells[2], sizeof cells[2], g);
-        fprintf(out, "    {\"stage\": %d, \"score\": %g, \"max_score\": %g, \"passed\": %s, \"not_graded\": %s,\n",
-                g->stage, g->score, g->max_score, g->passed ? "true" : "false", not_graded(g) ? "true" : "false");
+        fprintf(out, "    {\"stage\": %d, \"score\": %g, \"max_score\": %g, \"reachable\": %g, \"passed\": %s, "
+                     "\"not_graded\": %s,\n",
+                g->stage, g->score, g->max_score, g->reachable, g->passed ? "true" : "false",
+                not_graded(g) ? "true" : "false");
         fprintf(out, "     \"correctness_from\": \"%s\", \"races_from\": \"%s\", \"emulator_not_built\": %s, "
                      "\"load_rule_missing\": %s,\n     \"advice\": ",
                 g->emulated_correctness ? "emulator" : "gpu", g->emulated_races ? "emulator" : "compute-sanitizer",
