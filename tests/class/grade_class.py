@@ -597,7 +597,11 @@ def spreadsheet_safe(text):
 
 
 class Progress:
-    """A line per finished submission, with how long the rest should take at the pace so far."""
+    """A line per finished submission, with how long the rest should take at the pace so far, and
+    at least every HEARTBEAT seconds a line naming the submissions still being graded, so that a
+    class of slow stages never leaves the terminal silent."""
+
+    HEARTBEAT = float(os.environ.get("KIT_CLASS_HEARTBEAT", "30"))  # the kit's test says 5
 
     def __init__(self, to_grade):
         self.to_grade = to_grade
@@ -605,6 +609,35 @@ class Progress:
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.width = len(str(to_grade))
+        self.running = {}             # student -> when its grading started
+        self.said = time.monotonic()  # the last line printed
+        self.stop = threading.Event()
+        self.beat = threading.Thread(target=self.heartbeat, daemon=True)
+        self.beat.start()
+
+    def begin(self, student):
+        with self.lock:
+            self.running[student] = time.monotonic()
+
+    def heartbeat(self):
+        while not self.stop.wait(1):
+            with self.lock:
+                now = time.monotonic()
+                if now - self.said < self.HEARTBEAT or not self.running:
+                    continue
+                names = ", ".join("%s (%s)" % (name, duration(now - since))
+                                  for name, since in sorted(self.running.items(), key=lambda item: item[1]))
+                print("[%*d/%d] still grading %s (%s)" % (self.width, self.done, self.to_grade, names,
+                                                        self.estimate(self.done, self.to_grade - self.done)),
+                      flush=True)
+                self.said = now
+
+    def forget(self, student):
+        with self.lock:
+            self.running.pop(student, None)
+
+    def close(self):
+        self.stop.set()
 
     def estimate(self, done, left):
         elapsed = time.monotonic() - self.started
@@ -614,6 +647,8 @@ class Progress:
 
     def finished(self, record):
         with self.lock:
+            self.running.pop(record["student"], None)
+            self.said = time.monotonic()
             self.done += 1
             if record["outcome"] == "graded":
                 what = "%g/%g points" % (record["total"], record["max_total"])
@@ -691,11 +726,14 @@ def grade_here(settings, todo, records):
                 primes, first[0] = first[0], False
             lease = Lease(budget, pool, settings["cpus"] if primes else settings["build_jobs"],
                           settings["grade_jobs"], primed, primes)
+            progress.begin(student)
             try:
                 record = grader.grade(student, folder, fp, lease)
             except Killed:
+                progress.forget(student)
                 return
             except Exception as e:  # the kit's own failure on one submission never stops the class
+                progress.forget(student)
                 with lock:
                     failures.append((student, "%s: %s" % (type(e).__name__, e)))
                 print("grade_class.py: %s could not be graded: %s: %s" % (student, type(e).__name__, e),
@@ -720,6 +758,7 @@ def grade_here(settings, todo, records):
             while t.is_alive():
                 t.join(0.5)
     finally:
+        progress.close()
         for s, handler in previous.items():
             signal.signal(s, handler)
     return children.stopping, failures

@@ -25,7 +25,7 @@ records() { find "$work/root/results" -name '*.json' 2> /dev/null | wc -l; }
 sh "$kit/tests/class/fake_class.sh" "$work/class" 4 > /dev/null
 
 echo "== 1. interrupted after the first student"
-"${grader[@]}" "$work/class" "$work/class.csv" "$work/root" --stages 8 --gpus none > "$work/first.log" 2>&1 &
+KIT_CLASS_HEARTBEAT=5 "${grader[@]}" "$work/class" "$work/class.csv" "$work/root" --stages 8 --gpus none > "$work/first.log" 2>&1 &
 pid=$! # python's own pid (a function run with & would be a subshell, and the signal would stop there)
 for _ in $(seq 600); do [ "$(records)" -ge 1 ] && break; kill -0 "$pid" 2> /dev/null || break; sleep 1; done
 [ "$(records)" -ge 1 ] || fail "no student graded in 600 s: $(cat "$work/first.log")"
@@ -35,6 +35,8 @@ wait "$pid" || status=$?
 cat "$work/first.log"
 [ "$status" -eq 1 ] || fail "an interrupted class must exit 1, not $status"
 grep -q "interrupted" "$work/first.log" || fail "the interruption is not reported"
+grep -q "^\[0/4\] still grading " "$work/first.log" ||
+    fail "no progress line while the first submissions were graded (KIT_CLASS_HEARTBEAT=5)"
 sleep 1
 if pgrep -f "$work/root/students" > /dev/null; then
     fail "processes of the interrupted grading are still running: $(pgrep -af "$work/root/students")"
