@@ -60,7 +60,7 @@ if(STAGE)
                   --record "${RESULTS}/grade-stage${STAGE}.json" --feedback "${RESULTS}/feedback-stage${STAGE}.txt")
 else()
   file(GLOB old "${RESULTS}/stage*" "${RESULTS}/logs/*" "${RESULTS}/*.json" "${RESULTS}/*.csv" "${RESULTS}/*.xml"
-                "${RESULTS}/not-graded.txt")
+                "${RESULTS}/feedback*.txt" "${RESULTS}/not-graded.txt")
   set(select "")
   if(LABEL)
     set(select -L "^${LABEL}$")

@@ -554,14 +554,19 @@ int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_gr
                 sanitizer_cell(was, sizeof was, a);
                 sanitizer_cell(is, sizeof is, b);
             }
-            if (strcmp(cell_status(was), cell_status(is)) != 0 || a->part_score[c] != b->part_score[c]) {
-                size_t used = strlen(line);
+            size_t used = strlen(line);
+            if (strcmp(was, is) != 0)
                 snprintf(line + used, sizeof line - used, "%s%s %.60s -> %.60s", used ? "; " : "", category_names[c],
                          was, is);
-            }
+            else if (a->part_score[c] != b->part_score[c]) /* the same verdict, counted now (or no longer) */
+                snprintf(line + used, sizeof line - used, "%s%s %g -> %g points", used ? "; " : "", category_names[c],
+                         a->part_score[c], b->part_score[c]);
         }
-        if (!line[0] && a->score == b->score)
-            continue;
+        int graded_before = 0;
+        for (int p = 0; p < KIT_PART_COUNT; p++)
+            graded_before |= a->parts[p].outcome == KIT_OUTCOME_PASS || a->parts[p].outcome == KIT_OUTCOME_FAIL;
+        if (!graded_before || (!line[0] && a->score == b->score))
+            continue; /* a stage not graded last time has nothing to compare with */
         if (!changed++)
             fprintf(out, "\nChanged since the last grade:\n");
         fprintf(out, "  stage %d: %g -> %g points%s%s%s\n", b->stage, a->score, b->score, line[0] ? " (" : "", line,
@@ -584,8 +589,12 @@ static const char *what_to_try(const kit_stage_grade *g, int category)
     if (category == 1)
         return "Compare your stage with the reference at the same n: `./build/reduce_ladder --stage K` prints "
                "both rows. The stage page says what this stage removes and how fast it should be.";
-    return "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside a "
-           "warp); the tool's whole output is in build/grade/logs/.";
+    return g->emulated_races
+               ? "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside "
+                 "a warp); `./build/emu/tests/emu_race_check --impl labs --stage K --one-order` runs the race check "
+                 "alone, and ThreadSanitizer's whole output is in build/grade/logs/."
+               : "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside "
+                 "a warp); compute-sanitizer's whole output is in build/grade/logs/.";
 }
 
 void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student)
@@ -609,16 +618,24 @@ void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, co
             else
                 sanitizer_cell(cell, sizeof cell, g);
             const char *status = cell_status(cell);
+            const int incorrect = c > 0 && g->part_score[0] < g->part_max[0];
             if (strcmp(status, "pass") == 0) {
-                fprintf(out, "  - %s: passed (%g of %g).\n", category_names[c], g->part_score[c], g->part_max[c]);
+                if (incorrect)
+                    fprintf(out, "  - %s: %s, but no points until the stage is correct.\n", category_names[c], cell);
+                else
+                    fprintf(out, "  - %s: passed (%g of %g).\n", category_names[c], g->part_score[c], g->part_max[c]);
                 continue;
             }
             if (strcmp(status, "not measured") == 0) {
                 fprintf(out, "  - %s: not measured here (no GPU): a GPU grades it.\n", category_names[c]);
                 continue;
             }
-            if (c > 0 && g->part_score[0] < g->part_max[0]) {
+            if (incorrect && strcmp(status, "fail") != 0) {
                 fprintf(out, "  - %s: no points until the stage is correct.\n", category_names[c]);
+                continue;
+            }
+            if (incorrect && c == 1 && strncmp(category_message(g, c), "not timed", 9) == 0) {
+                fprintf(out, "  - %s: not timed until the stage is correct.\n", category_names[c]);
                 continue;
             }
             fprintf(out, "  - %s: %s (%g of %g). Why: %s\n", category_names[c], cell, g->part_score[c],
@@ -694,7 +711,14 @@ void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, cons
             fprintf(out, "changed since its last grade (%g / %g then): cmake --build build --target check-stage%d\n",
                     g->score, g->max_score, g->stage);
         } else if (strcmp(cell_status(cell), "pass") != 0) {
-            fprintf(out, "fails: %.110s\n", correctness_of(g)->message);
+            char why[160];
+            const char *message = correctness_of(g)->message;
+            const char *first = strstr(message, ". First failure");
+            int length = first ? (int)(first - message) : (int)strlen(message);
+            snprintf(why, sizeof why, "%.*s%s", length > 120 ? 117 : length, message, length > 120 ? "..." : "");
+            char sanitizer[2400];
+            sanitizer_cell(sanitizer, sizeof sanitizer, g);
+            fprintf(out, "fails: %s%s\n", why, strcmp(cell_status(sanitizer), "fail") == 0 ? "; and a race was found" : "");
         } else if (g->emulated_correctness) {
             fprintf(out, "passes on the CPU emulator: %g / %g (speed is graded on a GPU)\n", g->score, g->max_score);
         } else if (g->passed) {
