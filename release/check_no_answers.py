@@ -401,16 +401,6 @@ def text_lines(text):
     return out
 
 
-def lines_of(name, data):
-    lower = name.lower()
-    if b"\0" in data:
-        return [(k, ln) for k, ln in enumerate(re.split(r"[\n\0]", data.decode("utf-8", "replace")), 1)]
-    text = data.decode("utf-8", "replace")
-    if lower.endswith(HTML_EXTS):
-        return html_lines(text)
-    return text_lines(text)
-
-
 def check_data(name, data, secrets, hits):
     seen = set()
     for number, text in lines_of(name, data):
