@@ -5,7 +5,8 @@
 # its own, each linking that file alone (rewritten as C++ by the emulator) with the reference
 # stage K and that of its baseline stage (stages.def; stage 1 for the int sums):
 #   run_ID_emu        the grader's correctness suite on the CPU, sizes up to 2^20 + 7
-#   run_ID_emu_race   the same under ThreadSanitizer, in four thread orders (request "races")
+#   run_ID_emu_race   the same under ThreadSanitizer (request "races": small inputs, two thread orders);
+#                     the race check runs run_ID_emu too (request "orders": larger inputs, four orders)
 # and their tests, through kit_grade (sandboxed, answers checked, results written by it):
 #   PREFIX_gives_the_<problem>_at_every_size_up_to_2_20_on_the_cpu_emulator (kit_stage<K>_emulated_sentence:
 #     gives_the_exact_sum_..., gives_the_exact_argmin_..., common/kit_description.cmake)
@@ -63,8 +64,8 @@ foreach(entry IN LISTS kit_graded_files)
       if(NOT "races" IN_LIST parts AND NOT id IN_LIST kit_emu_hang_ids)
         continue()
       endif()
-    elseif(NOT "emulated" IN_LIST parts)
-      continue()
+    elseif(NOT "emulated" IN_LIST parts AND NOT "races" IN_LIST parts AND NOT id IN_LIST kit_emu_hang_ids)
+      continue() # the plain runner: the correctness test's, and the race check's thread orders
     endif()
     emu_add_stage_object(emu_graded_${id}_${flavor} ${impl} ${flavor} "${source}")
     set(baseline ${kit_stage${k}_baseline}) # the reference its speed is measured against (stage_baselines.cmake)
@@ -122,7 +123,7 @@ foreach(entry IN LISTS kit_graded_files)
     endif()
     add_test(NAME ${test}
              COMMAND ${wrap} $<TARGET_FILE:kit_grade> races --stage ${k} --runner $<TARGET_FILE:run_${id}_emu_race>
-                     ${tool_results})
+                     --orders-runner $<TARGET_FILE:run_${id}_emu> ${tool_results})
     set_tests_properties(${test} PROPERTIES LABELS "emulated;race;${labels}" TIMEOUT 900
                                             ENVIRONMENT "${kit_emu_env}" COST 20)
   endif()

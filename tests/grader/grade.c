@@ -8,9 +8,10 @@
  *     kit_grade sanitize --stage K --runner PROGRAM --sanitizer PATH --tool racecheck|synccheck|memcheck|initcheck
  *               [--results DIR] [--logs DIR]         the stage once under compute-sanitizer, sandboxed: the
  *                                                      verdict is decided here from the tool's summary
- *     kit_grade races --stage K --runner PROGRAM [--results DIR] [--logs DIR]
- *                                                      the CPU emulator's race check (ThreadSanitizer and
- *                                                      thread orders), sandboxed, decided here
+ *     kit_grade races --stage K --runner PROGRAM [--orders-runner PROGRAM] [--results DIR] [--logs DIR]
+ *                                                      the CPU emulator's race check (ThreadSanitizer's
+ *                                                      runner, and the plain runner's thread orders),
+ *                                                      sandboxed, decided here
  *     kit_grade sandbox [--timeout S] -- PROGRAM ARGS  run a runner sandboxed: its exit status once it
  *                                                      said "done", else 90 and why
  *
@@ -62,6 +63,7 @@ typedef struct grade_args {
     int speed_seed_given;
     double timeout_s;
     char **command;       /* sandbox: the program and its arguments */
+    const char *orders_runner; /* races: the plain emulator's runner, for the thread orders */
 } grade_args;
 
 static grade_args args;
@@ -76,7 +78,7 @@ static void usage(FILE *out)
             "       kit_grade probe --stage K --runner PROGRAM\n"
             "       kit_grade sanitize --stage K --runner PROGRAM --sanitizer COMPUTE_SANITIZER --tool TOOL\n"
             "                 [--results DIR] [--logs DIR]\n"
-            "       kit_grade races --stage K --runner PROGRAM [--results DIR] [--logs DIR]\n"
+            "       kit_grade races --stage K --runner PROGRAM [--orders-runner PROGRAM] [--results DIR] [--logs DIR]\n"
             "       kit_grade sandbox [--timeout SECONDS] -- PROGRAM [ARGS...]\n"
             "Grades stage K's file: the audit of what it calls, then its runner, sandboxed, with every answer\n"
             "checked here. Exit status: 0 passed, 1 failed, 2 bad usage, 77 no GPU (1 with KIT_REQUIRE_GPU=1).\n");
@@ -118,6 +120,8 @@ static int parse_args(int argc, char **argv)
             args.stage = atoi(v);
         else if (strcmp(a, "--runner") == 0)
             args.runner = v;
+        else if (strcmp(a, "--orders-runner") == 0)
+            args.orders_runner = v;
         else if (strcmp(a, "--object") == 0)
             args.object = v;
         else if (strcmp(a, "--emu-object") == 0)
@@ -1179,13 +1183,47 @@ typedef struct race_access {
 } race_access;
 
 /*
- * The emulator's race check: the runner's "races" request runs small inputs in four thread
- * orders under ThreadSanitizer. A data race it reports, in shared or global memory, or a result
- * that depends on the thread order, fails. The first report decides (halt_on_error): a racing
- * kernel would otherwise report thousands, for minutes. ThreadSanitizer needs a memory layout
- * that address randomisation can break, so it runs without (personality ADDR_NO_RANDOMIZE,
- * which the sandbox and the runner inherit, as `setarch -R` does).
+ * The emulator's race check, from two runners of the stage file (races.c):
+ *   --orders-runner (the plain emulator): inputs up to 2^16 ints' worth in four thread orders; a
+ *     result that depends on the order fails;
+ *   --runner (built with ThreadSanitizer): small inputs in two orders; a data race it reports, in
+ *     shared or global memory, fails, named by its two accesses (the GPU threads in CUDA's terms
+ *     and the source lines). The first report decides (halt_on_error): a racing kernel would
+ *     otherwise report thousands, for minutes. ThreadSanitizer needs a memory layout that address
+ *     randomisation can break, so it runs without (personality ADDR_NO_RANDOMIZE, which the
+ *     sandbox and the runner inherit, as `setarch -R` does).
+ * A hang in either ends the check: what a stopped launch left behind is no race.
  */
+typedef struct race_run {
+    runner_reply reply;
+    int code, hung;
+    char orders[640], still[900];
+} race_run;
+
+/* Runs \p runner's \p request, logged to \p log_path; 0, or -1 (why in \p why) if it could not start. */
+static int run_race_request(const char *runner, const char *request, char *const environment[], const char *log_path,
+                            race_run *run, char *why, size_t why_size)
+{
+    memset(run, 0, sizeof *run);
+    char *command[] = {(char *)runner, (char *)request, NULL};
+    if (run_logged(command, environment, 900, log_path, &run->reply, why, why_size) != 0)
+        return -1;
+    char line[4096];
+    FILE *f = fopen(log_path, "r");
+    while (f && next_line(f, line, sizeof line)) {
+        if (!run->orders[0] && strstr(line, "depends on the order of the threads"))
+            snprintf(run->orders, sizeof run->orders, "%.600s", line);
+        if (!run->still[0] && strstr(line, "still running after"))
+            snprintf(run->still, sizeof run->still, "%.880s", line);
+    }
+    if (f)
+        fclose(f);
+    const runner_reply *r = &run->reply;
+    run->code = r->run.exited ? r->run.code : 128 + r->run.code;
+    run->hung = r->error_status == KIT_TIMEOUT || run->code == KIT_RUNNER_HUNG_EXIT || r->run.timed_out;
+    return 0;
+}
+
 static int grade_races(void)
 {
     const char *device = "the kit's CPU emulator (no GPU)";
@@ -1196,13 +1234,24 @@ static int grade_races(void)
     const char *user = getenv("TSAN_OPTIONS");
     snprintf(options, sizeof options, "TSAN_OPTIONS=exitcode=66 halt_on_error=1 %s", user ? user : "");
     char *environment[] = {options, NULL};
-    char log_path[4096], why[1536];
+    char log_path[4096], orders_log[4096], why[1536], message[2048];
     tool_log_path(log_path, sizeof log_path, "emulated-races");
-    char *command[] = {(char *)args.runner, "races", NULL};
-    runner_reply r;
-    if (run_logged(command, environment, 900, log_path, &r, why, sizeof why) != 0) {
-        char message[2048];
+    tool_log_path(orders_log, sizeof orders_log, "emulated-orders");
+    static race_run by_order, by_tsan; /* static: two replies are too large for the stack */
+    int have_orders = 0;
+    if (args.orders_runner) {
+        if (run_race_request(args.orders_runner, "orders", NULL, orders_log, &by_order, why, sizeof why) != 0) {
+            snprintf(message, sizeof message, "the emulator's race check could not run stage %d: %s", args.stage, why);
+            return write_tool_result(KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, device, message);
+        }
+        have_orders = 1;
+    }
+    const int orders_hung = have_orders && by_order.hung;
+    if (!orders_hung &&
+        run_race_request(args.runner, "races", environment, log_path, &by_tsan, why, sizeof why) != 0) {
         snprintf(message, sizeof message, "the emulator's race check could not run stage %d: %s", args.stage, why);
+        if (have_orders)
+            free_reply(&by_order.reply);
         return write_tool_result(KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, device, message);
     }
     int reports = 0, in_report = 0, accesses = 0;
@@ -1211,18 +1260,14 @@ static int grade_races(void)
         char id[16], name[64];
     } names[8];
     int named = 0;
-    char orders[640] = "", still[900] = "", line[4096];
-    FILE *f = fopen(log_path, "r");
+    char line[4096];
+    FILE *f = orders_hung ? NULL : fopen(log_path, "r");
     while (f && next_line(f, line, sizeof line)) {
         if (strstr(line, "WARNING: ThreadSanitizer")) {
             reports++;
             in_report = reports == 1;
             continue;
         }
-        if (!orders[0] && strstr(line, "depends on the order of the threads"))
-            snprintf(orders, sizeof orders, "%.600s", line);
-        if (!still[0] && strstr(line, "still running after"))
-            snprintf(still, sizeof still, "%.880s", line);
         if (!in_report)
             continue;
         if (strncmp(line, "SUMMARY", 7) == 0) {
@@ -1281,35 +1326,45 @@ static int grade_races(void)
         snprintf(first + used, sizeof first - used, "%s%.30s by %.60s at %.100s", i ? ", " : "", access_of[i].kind, who,
                  access_of[i].where[0] ? access_of[i].where : "?");
     }
-    int code = r.run.exited ? r.run.code : 128 + r.run.code;
-    int hung = r.error_status == KIT_TIMEOUT || code == KIT_RUNNER_HUNG_EXIT || r.run.timed_out;
-    char message[2048];
+    /* The decision: a hang first (in either runner), then ThreadSanitizer's report, then the orders. */
+    const race_run *hung_run = orders_hung ? &by_order : by_tsan.hung ? &by_tsan : have_orders && by_order.hung ? &by_order : NULL;
+    const race_run *order_run = have_orders && by_order.orders[0] ? &by_order : by_tsan.orders[0] ? &by_tsan : NULL;
+    const race_run *ended = have_orders && by_order.reply.problem[0] ? &by_order
+                            : !orders_hung && by_tsan.reply.problem[0] ? &by_tsan : NULL;
+    const race_run *crashed = have_orders && by_order.code != 0 ? &by_order : !orders_hung && by_tsan.code != 0 ? &by_tsan : NULL;
     kit_outcome outcome = KIT_OUTCOME_FAIL;
     char stopped[160];
     snprintf(stopped, sizeof stopped, "stage %d did not finish in the emulator's race check: it was stopped at its "
              "time limit", args.stage);
-    if (hung) /* before any race report: a hang stops the check, and what it left behind is no race */
+    if (hung_run) /* before any race report: a hang stops the check, and what it left behind is no race */
         snprintf(message, sizeof message, "%s (the race check ends at a hang: not a race)",
-                 r.error_status == KIT_TIMEOUT && r.error[0] ? r.error : still[0] ? still : stopped);
+                 hung_run->reply.error_status == KIT_TIMEOUT && hung_run->reply.error[0] ? hung_run->reply.error
+                 : hung_run->still[0]                                                    ? hung_run->still
+                                                                                         : stopped);
     else if (reports > 0)
         snprintf(message, sizeof message, "ThreadSanitizer found %d data race report(s) in stage %d on the CPU emulator "
                  "(a missing __syncthreads() or __syncwarp() in a block, or a global that two blocks write without "
                  "an atomic?). First: %s", reports, args.stage, first[0] ? first : "see the log");
-    else if (orders[0])
-        snprintf(message, sizeof message, "%s", orders);
-    else if (r.problem[0])
+    else if (order_run)
+        snprintf(message, sizeof message, "%s", order_run->orders);
+    else if (ended)
         snprintf(message, sizeof message, "stage %d's program ended before the grader got a verdict in the "
-                 "emulator's race check: %s", args.stage, r.problem);
-    else if (code == 0) {
+                 "emulator's race check: %s", args.stage, ended->reply.problem);
+    else if (!crashed) {
         outcome = KIT_OUTCOME_PASS;
-        snprintf(message, sizeof message, "no race: ThreadSanitizer reported nothing and every thread order gave the "
-                 "same results (CPU emulator, inputs up to 2^16 ints' worth)");
+        snprintf(message, sizeof message, "no race: ThreadSanitizer reported nothing (inputs up to 6,149 elements) "
+                 "and every thread order gave the same results (CPU emulator, inputs up to 2^16 ints' worth)");
     } else
         snprintf(message, sizeof message, "stage %d crashed in the emulator's race check (exit %d%s); see the log",
-                 args.stage, code, code == 66 ? ": ThreadSanitizer's status for a race it reported" : "");
-    free_reply(&r);
-    printf("ThreadSanitizer's own output (exit status %d%s): %s\n", code,
-           code == 66 ? ", its status for \"a race was reported\"" : "", log_path);
+                 args.stage, crashed->code, crashed == &by_tsan && crashed->code == 66
+                                                ? ": ThreadSanitizer's status for a race it reported" : "");
+    /* ThreadSanitizer's own frames and exit status stay in its log: the message above is the verdict. */
+    printf("The race check's logs: %s%s%s\n", have_orders ? orders_log : "", have_orders && !orders_hung ? ", " : "",
+           orders_hung ? "" : log_path);
+    if (!orders_hung)
+        free_reply(&by_tsan.reply);
+    if (have_orders)
+        free_reply(&by_order.reply);
     return write_tool_result(KIT_PART_EMULATED_RACES, outcome, device, message);
 }
 
