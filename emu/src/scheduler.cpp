@@ -362,7 +362,7 @@ void reset_fiber(Fiber &f)
         /* A fiber stopped mid-kernel (a fault, a timeout) never said it was done: two
          * synchronising switches (to it, back to the host) order all it did before what the
          * host does next, so its successor on the same stack, with the same name, is not
-         * reported as racing with it ("thread(62) ... previous write by thread(62)"). */
+         * reported as racing with it ("threadIdx (62,0,0) ... previous write by threadIdx (62,0,0)"). */
         hand_over_to_host(f);
         __tsan_destroy_fiber(f.tsan);
     }

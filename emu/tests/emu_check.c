@@ -15,7 +15,7 @@
  * different results in different orders, which this program reports: a race signal that
  * needs no sanitizer.
  * Built with -fsanitize=thread (emu_race_check), ThreadSanitizer also reports each race it
- * sees, naming the fibers "block(b) thread(t)", and makes the exit status non-zero.
+ * sees, naming the fibers "blockIdx (x,y,z) threadIdx (x,y,z)", and makes the exit status non-zero.
  *
  * Compiled with EMU_CHECK_KERNELS="file.def" it runs the known-wrong kernels listed there
  * (KIT_WRONG_KERNEL lines, as tests/wrong_kernels/corpus.def has them) instead of the stage
@@ -176,14 +176,18 @@ typedef struct tsan_access {
     char size[8];
 } tsan_access;
 
-/* "block(2) thread(1)" -> "thread 1 of block 2"; the main thread -> "the host". */
-static void gpu_thread_name(const char *tsan_name, char *out, size_t size, long *block)
+/* The emulator's fiber name "blockIdx (2,0,0) threadIdx (1,0,0)" -> "threadIdx.x = 1 of blockIdx.x = 2" (a
+ * 1-D launch; CUDA's (x,y,z) otherwise), with the block as a number to compare; the main thread -> "the host". */
+static void gpu_thread_name(const char *tsan_name, char *out, size_t size, long long *block)
 {
-    long b = -1, t = -1;
+    unsigned bx, by, bz, tx, ty, tz;
     *block = -1;
-    if (sscanf(tsan_name, "block(%ld) thread(%ld)", &b, &t) == 2) {
-        snprintf(out, size, "thread %ld of block %ld", t, b);
-        *block = b;
+    if (sscanf(tsan_name, "blockIdx (%u,%u,%u) threadIdx (%u,%u,%u)", &bx, &by, &bz, &tx, &ty, &tz) == 6) {
+        if (by == 0 && bz == 0 && ty == 0 && tz == 0)
+            snprintf(out, size, "threadIdx.x = %u of blockIdx.x = %u", tx, bx);
+        else
+            snprintf(out, size, "threadIdx (%u,%u,%u) of blockIdx (%u,%u,%u)", tx, ty, tz, bx, by, bz);
+        *block = (long long)bx + ((long long)by << 32) + ((long long)bz << 48);
     } else {
         snprintf(out, size, "%.60s", tsan_name[0] ? tsan_name : "the host");
     }
@@ -245,7 +249,7 @@ static int tell_races(void)
             want_frame = -1;
             continue;
         }
-        /* "  Thread T2 'block(2) thread(1)' (tid=..." */
+        /* "  Thread T2 'blockIdx (2,0,0) threadIdx (1,0,0)' (tid=..." */
         if (strncmp(line, "  Thread T", 10) == 0 && sscanf(line + 9, "%15s", second) == 1) {
             char *q = strchr(line, '\'');
             char *r = q ? strchr(q + 1, '\'') : NULL;
@@ -260,13 +264,13 @@ static int tell_races(void)
         return 0;
     }
     char who[2][96];
-    long block[2] = {-1, -1};
+    long long block[2] = {-1, -1};
     for (int i = 0; i < 2; i++)
         gpu_thread_name(strcmp(acc[i].thread, "main") == 0 ? "" : names[i], who[i], sizeof who[i], &block[i]);
     if (n == 2 && block[0] >= 0 && block[0] == block[1])
-        printf("emu_race_check: data race between two threads of one block (block %ld):\n", block[0]);
+        printf("emu_race_check: data race between two threads of one block:\n");
     else if (n == 2 && block[0] >= 0 && block[1] >= 0)
-        printf("emu_race_check: data race between two blocks (%ld and %ld):\n", block[0], block[1]);
+        printf("emu_race_check: data race between two blocks:\n");
     else
         printf("emu_race_check: data race:\n");
     if (n == 2) {
@@ -282,6 +286,13 @@ static int tell_races(void)
            "results above\n");
     fflush(stdout);
     return 1;
+}
+
+/* emu_check, or emu_race_check in the race build: the lines it prints carry the name it was run by. */
+static const char *program_name(const char *argv0)
+{
+    const char *slash = strrchr(argv0, '/');
+    return slash ? slash + 1 : argv0;
 }
 
 /* One line saying what was wrong (NULL: nothing, --help), then the usage line. */
@@ -371,7 +382,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    printf("emu_check: %d kernel(s) on the CPU emulator%s, %d thread order(s)\n", row_count,
+    printf("%s: %d kernel(s) on the CPU emulator%s, %d thread order(s)\n", program_name(argv[0]), row_count,
            emu_race_mode() ? " under ThreadSanitizer" : "", order_count);
     int cases = 0, failed = 0;
     for (int s = 0; s < size_count; s++) {
@@ -408,9 +419,9 @@ int main(int argc, char **argv)
             kit_workspace_free(&ws[w]);
     }
     if (failed)
-        printf("emu_check: %d of %d cases FAILED\n", failed, cases);
+        printf("%s: %d of %d cases FAILED\n", program_name(argv[0]), failed, cases);
     else
-        printf("emu_check: all %d cases exact, the same in every thread order\n", cases);
+        printf("%s: all %d cases exact, the same in every thread order\n", program_name(argv[0]), cases);
     if (emu_race_mode())
         tell_races();
     return failed ? 1 : 0;

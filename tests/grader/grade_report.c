@@ -22,6 +22,7 @@
  * graded at all (no usable GPU and no CPU emulator: the report says which package to install,
  * and its points are no grade); 2 for bad usage or a file that cannot be read or written.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,53 @@ static int usage(void)
                     "                    [--record FILE] [--previous DIR] [--feedback FILE] [--json FILE]\n"
                     "                    [--csv FILE --student NAME] [--status LABS]\n");
     return 2;
+}
+
+/* What every view of the grades is written from. */
+typedef struct view_context {
+    const kit_stage_grade *grades;
+    int count;
+    const char *title, *student;
+} view_context;
+typedef void (*view_writer)(FILE *out, const view_context *v);
+
+static void write_feedback(FILE *out, const view_context *v)
+{
+    kit_report_feedback(out, v->grades, v->count, v->student);
+}
+
+static void write_record(FILE *out, const view_context *v)
+{
+    kit_report_record(out, v->grades, v->count, v->title);
+}
+
+static void write_gradescope_json(FILE *out, const view_context *v)
+{
+    kit_report_json(out, v->grades, v->count, v->title);
+}
+
+static void write_csv(FILE *out, const view_context *v)
+{
+    kit_report_csv_header(out);
+    kit_report_csv_row(out, v->student, v->grades, v->count);
+}
+
+/* Writes one view to \p path; 0 (and one line on stderr) when the file cannot be written. */
+static int write_view(const char *path, view_writer write, const view_context *v, const char *announce)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "grade_report: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    write(f, v);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "grade_report: cannot write %s: %s\n", path, strerror(errno));
+        return 0;
+    }
+    if (announce)
+        printf("\n%s: %s\n", announce, path);
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -122,45 +170,19 @@ int main(int argc, char **argv)
         if (any)
             kit_report_changes(stdout, grades, before, count);
     }
-    if (feedback) {
-        FILE *f = fopen(feedback, "w");
-        if (!f) {
-            fprintf(stderr, "grade_report: cannot write %s\n", feedback);
+    /* The files: each a view of the same grades. */
+    const view_context context = {grades, count, title, student};
+    const struct {
+        const char *path;
+        view_writer write;
+        const char *announce; /* the report's last lines name the files a person opens */
+    } views[] = {{feedback, write_feedback, "Feedback for the student"},
+                 {record, write_record, NULL},
+                 {json, write_gradescope_json, "Gradescope results"},
+                 {csv, write_csv, NULL}};
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        if (views[v].path && !write_view(views[v].path, views[v].write, &context, views[v].announce))
             return 2;
-        }
-        kit_report_feedback(f, grades, count, student);
-        fclose(f);
-        printf("\nFeedback for the student: %s\n", feedback);
-    }
-    if (record) {
-        FILE *f = fopen(record, "w");
-        if (!f) {
-            fprintf(stderr, "grade_report: cannot write %s\n", record);
-            return 2;
-        }
-        kit_report_record(f, grades, count, title);
-        fclose(f);
-    }
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) {
-            fprintf(stderr, "grade_report: cannot write %s\n", json);
-            return 2;
-        }
-        kit_report_json(f, grades, count, title);
-        fclose(f);
-        printf("\nGradescope results: %s\n", json);
-    }
-    if (csv) {
-        FILE *f = fopen(csv, "w");
-        if (!f) {
-            fprintf(stderr, "grade_report: cannot write %s\n", csv);
-            return 2;
-        }
-        kit_report_csv_header(f);
-        kit_report_csv_row(f, student, grades, count);
-        fclose(f);
-    }
     /* A stage nothing could grade (kit_grade_stage marks it "not graded: ...", with the
      * package to install): the report is written, but it is not a grade. */
     int ungraded = 0;

@@ -7,7 +7,7 @@
  * value and one sum is lost; on the emulator, whose blocks run one after another, the sum
  * comes out right, so only ThreadSanitizer can reject it: the threads of two blocks write the
  * same word with nothing ordering them (no atomic, no kernel boundary), a data race between
- * "block(a) thread(0)" and "block(b) thread(0)", threads of the same index.
+ * "blockIdx (a,0,0) threadIdx (0,0,0)" and "blockIdx (b,0,0) threadIdx (0,0,0)", threads of the same index.
  */
 #include "stage.h"
 
