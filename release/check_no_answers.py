@@ -203,6 +203,18 @@ def stage_lines(folder, stage, what):
         raise UsageError("stage %d's %s file %s cannot be read (%s)" % (number, what, path, exc.strerror))
 
 
+# The code every edition ships besides the labs: the harness and the emulator's runtime and
+# translator. Its lines are no answer (cudaGetDevice(&device); is in solutions and harness alike).
+# Never emu/tests/: its kernels are solutions with faults put in. The one list: the release, the
+# docs tests and check_every_batch.py all pass --public-code-of.
+PUBLIC_CODE = ("common", "emu/include", "emu/src", "emu/tools")
+
+
+def public_code(kit):
+    """The PUBLIC_CODE folders the kit at \p kit has."""
+    return [os.path.join(kit, p) for p in PUBLIC_CODE if os.path.isdir(os.path.join(kit, p))]
+
+
 def public_lines(paths):
     """Every line of the --public files (folders walked recursively), binary files left out."""
     lines = []
@@ -526,8 +538,13 @@ def main(argv):
                     help="the list of stages (default: ../common/stages.def next to this script)")
     ap.add_argument("--public", action="append", default=[], metavar="PATH",
                     help="code shipped besides the labs (repeatable): its lines are no secret")
+    ap.add_argument("--public-code-of", metavar="KIT",
+                    help="the code every edition ships besides the labs (PUBLIC_CODE, of the kit at KIT) "
+                         "as --public")
     ap.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to check")
     args = ap.parse_args(argv)
+    if args.public_code_of:
+        args.public += public_code(args.public_code_of)
     try:
         for what, folder in (("--solutions", args.solutions), ("--labs", args.labs)):
             if not os.path.isdir(folder):

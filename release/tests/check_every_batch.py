@@ -20,19 +20,15 @@ def main(argv):
         return 2
     kit, files = argv[0], argv[1:]
     solutions, labs = os.path.join(kit, "solutions"), os.path.join(kit, "labs")
-    public = []
-    for p in ("common", "emu/include", "emu/src", "emu/tools"):
-        if os.path.isdir(os.path.join(kit, p)):
-            public += ["--public", os.path.join(kit, p)]
     stages = check.read_stages(os.path.join(kit, "common", "stages.def"))
     folders = {number: directory for number, directory, _ in stages}
-    need = check.prerequisites(solutions, labs, stages, public[1::2])
+    need = check.prerequisites(solutions, labs, stages, check.public_code(kit))
     failed = 0
     for number, (batch, closed) in enumerate(check.batches(need), 1):
         print("== batch %d: stages %s, closed %s" % (number, check.numbers(batch), check.numbers(closed)))
         paths = [os.path.join(labs, folders[k]) for k in batch] + files
         code = check.main(["--solutions", solutions, "--labs", labs, "--stages", check.numbers(batch),
-                           "--closed", ",".join(str(k) for k in closed)] + public + paths)
+                           "--closed", ",".join(str(k) for k in closed), "--public-code-of", kit] + paths)
         failed |= code != 0
     return 1 if failed else 0
 

@@ -65,6 +65,16 @@ def check(results_path, description, released, words):
     return bad
 
 
+def expect_zeros(results, description, released, status, what, shown=""):
+    """Fails, saying \p what, unless results.json has every released stage at 0 and \p status is 0."""
+    bad = check(results, description, released, "tell your instructor")
+    if status != 0:
+        bad.append("exit status %r" % status)
+    if bad:
+        print(shown[-3000:])
+        fail("\n  ".join([what + ":"] + bad))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kit", required=True)
@@ -102,12 +112,8 @@ def main():
     print("== 1. setup.sh did not finish: grade() raises")
     run = subprocess.run([sys.executable, args.autograder], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, universal_newlines=True)
-    bad = check(results, description, STAGES, "tell your instructor")
-    if run.returncode != 0:
-        bad.append("run_autograder exited %d" % run.returncode)
-    if bad:
-        print(run.stdout[-3000:])
-        fail("\n  ".join(["the fallback's results.json for a 15-stage edition:"] + bad))
+    expect_zeros(results, description, STAGES, run.returncode, "the fallback's results.json for a 15-stage edition",
+                 run.stdout)
     print("   45 parts at 0, stage 12's correctness of 7, stage 15's speedup of 3")
 
     print("== 2. grade() raises KeyError (run_autograder as a module)")
@@ -121,12 +127,7 @@ def main():
     def raises():
         raise KeyError(8)
     module.grade = raises
-    status = module.main()
-    bad = check(results, description, STAGES, "tell your instructor")
-    if status != 0:
-        bad.append("main() returned %r" % status)
-    if bad:
-        fail("\n  ".join(["the fallback's results.json when grading raises KeyError:"] + bad))
+    expect_zeros(results, description, STAGES, module.main(), "the fallback's results.json when grading raises KeyError")
     print("   results.json written, every stage 0")
 
     print("== 3. the build's kit.json comes first")
@@ -137,12 +138,8 @@ def main():
         f.write("stage9.points.sanitizer = 4\n")
     released = [9, 12]
     built = describe(args, args.kit, config, os.path.join(build, "kit.json"), released)
-    status = module.main()
-    bad = check(results, built, released, "tell your instructor")
-    if status != 0:
-        bad.append("main() returned %r" % status)
-    if bad:
-        fail("\n  ".join(["with a build's kit.json (stages 9 and 12, stage 9's sanitizer part 4 points):"] + bad))
+    expect_zeros(results, built, released, module.main(),
+                 "with a build's kit.json (stages 9 and 12, stage 9's sanitizer part 4 points)")
     print("   stages 9 and 12, stage 9's sanitizer part 4 points")
     print("ok: the fallback writes results.json for every released stage, with kit.json's parts and points")
 
