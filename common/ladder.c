@@ -448,8 +448,10 @@ int main(int argc, char **argv)
                 "hands it out later\n", opt.stage);
         return 2;
     }
-    if (opt.emulate && !KIT_EMULATED)
+    if ((opt.emulate || opt.picture || opt.trace) && !KIT_EMULATED) /* a trace is the emulator's, GPU or not */
         return hand_over_to_emulator(argv, NULL);
+    if (opt.picture || opt.trace)
+        return ladder_picture(&opt, kit_find_stage(table, opt.stage), kit_find_stage(kit_solutions_stages, opt.stage));
     if (opt.counted_run)
         return KIT_EMULATED ? 2 : ladder_counted_run(&opt);
     if (opt.sweep || opt.accuracy) {

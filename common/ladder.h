@@ -86,6 +86,11 @@ int ladder_sweep(const kit_options *opt, const kit_stage *table, const kit_gpu *
 /** --accuracy (accuracy_study.c): the exit status. */
 int ladder_accuracy_study(const kit_options *opt, const kit_stage *table, const kit_gpu *gpu);
 
+/** --picture and --trace (picture.c): stage \p labs_or_solution's small launch recorded on the
+ *  CPU emulator and drawn; \p reference: the same stage's reference solution (for --compare).
+ *  The exit status. */
+int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, const kit_stage *reference);
+
 /* --counters (counters_driver.c) */
 
 /** --counted-run K: runs one row for ncu and prints nothing but failures; the exit status. */

@@ -145,6 +145,14 @@ const char *kit_usage(void)
         "                  what it counted in each stage's first pass\n"
         "  --emulate       run on the CPU emulator (what happens anyway without a GPU):\n"
         "                  every check, no timings; see docs/emulator.md\n"
+        "  --picture FILE.html  with --stage K: run stage K on the CPU emulator at a small n and\n"
+        "                  draw what every thread did (a page to step through in a browser: the\n"
+        "                  tree step by step, active lanes, banks, and where a race, a stale read or\n"
+        "                  a deadlock happened); block sizes 64, 128 and 256 unless --threads says\n"
+        "                  one; n = 2 x threads + 3 unless --n (at most 2^14)\n"
+        "  --trace FILE.json    the same run's trace, for tools/trace_picture.py (docs/trace_format.md)\n"
+        "  --compare       with --picture or --trace and --impl labs: the reference solution's run\n"
+        "                  beside yours (its steps and counters; its source is not shown)\n"
         "  --help          show this text\n"
         "\n"
         "Exit status: 0 if every stage run gave a right answer (exact; a float sum within its error\n"
@@ -192,9 +200,46 @@ int kit_log2(size_t p)
     return k;
 }
 
+/* --picture and --trace: one stage, a small launch, a file of the right kind. */
+static kit_status check_trace_options(const kit_options *o, kit_error *err)
+{
+    const int drawing = o->picture || o->trace;
+    if (o->compare && !drawing)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--compare draws the reference beside your lab: give --picture "
+                        "FILE.html or --trace FILE.json with it");
+    if (!drawing)
+        return KIT_OK;
+    const char *what = o->picture ? "--picture" : "--trace";
+    if (o->stage == 0)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s draws one stage: give --stage K (1 to %d)", what, KIT_STAGE_COUNT);
+    if (o->compare && !o->use_labs)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "--compare puts your lab beside the reference solution: add --impl "
+                        "labs");
+    if (o->sweep || o->accuracy || o->counters || o->host == 1)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s runs one small launch of stage %d; it takes no %s", what, o->stage,
+                        o->sweep ? "--sweep" : o->accuracy ? "--accuracy" : o->counters ? "--counters" : "--host");
+    if (o->n_given && o->n > KIT_TRACE_MAX_N)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s draws a small launch: --n must be at most %zu (2^14), not %zu",
+                        what, KIT_TRACE_MAX_N, o->n);
+    return KIT_OK;
+}
+
+/* A file name that ends in \p suffix and is not empty before it. */
+static kit_status check_file_name(const char *v, const char *option, const char *suffix, kit_error *err)
+{
+    const size_t len = v ? strlen(v) : 0, tail = strlen(suffix);
+    if (!v || len <= tail || strcmp(v + len - tail, suffix) != 0)
+        return kit_fail(err, KIT_BAD_ARGUMENT, "%s takes a file name ending in %s (like lab3%s), not '%s'", option,
+                        suffix, suffix, v ? v : "");
+    return KIT_OK;
+}
+
 /* What does not go together, once every option is read. */
 static kit_status check_combinations(const kit_options *o, int range_given, kit_error *err)
 {
+    kit_status trace_status = check_trace_options(o, err);
+    if (trace_status != KIT_OK)
+        return trace_status;
     if (o->sweep && o->accuracy)
         return kit_fail(err, KIT_BAD_ARGUMENT, "--sweep and --accuracy are two different runs: give one");
     if (range_given && !o->sweep && !o->accuracy)
@@ -341,6 +386,16 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
             o->emulate = 1;
         } else if (strcmp(arg, "--counters") == 0) {
             o->counters = 1;
+        } else if (strcmp(arg, "--compare") == 0) {
+            o->compare = 1;
+        } else if ((v = option_value(argc, argv, &i, "--picture", &m)) || m) {
+            if ((s = check_file_name(v, "--picture", ".html", err)) != KIT_OK)
+                return s;
+            o->picture = v;
+        } else if ((v = option_value(argc, argv, &i, "--trace", &m)) || m) {
+            if ((s = check_file_name(v, "--trace", ".json", err)) != KIT_OK)
+                return s;
+            o->trace = v;
         } else if ((v = option_value(argc, argv, &i, "--counted-run", &m)) || m) {
             /* internal: --counters runs each row once more under ncu with this */
             if (v && strcmp(v, "cub") == 0) {
@@ -391,6 +446,7 @@ kit_status kit_parse_options(int argc, char **argv, kit_options *o, kit_error *e
                 return kit_fail(err, KIT_BAD_ARGUMENT, "--threads must be a power of two from 64 to 1024, "
                                 "not %s", v);
             o->threads = (unsigned)count;
+            o->threads_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--reps", &m)) || m) {
             if ((s = kit_parse_count(v ? v : "", "--reps", &count, err)) != KIT_OK)
                 return s;

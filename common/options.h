@@ -44,7 +44,14 @@ typedef struct kit_options {
     int sweep_to_given; /**< 1: --to was given (the CPU emulator's sweep otherwise ends at KIT_EMULATED_N quietly) */
     int accuracy;       /**< 1: --accuracy: float sums' relative errors against n (from --from to --to, every
                              second power of two; --to defaults to KIT_ACCURACY_MAX_N there) */
+    int threads_given;  /**< 1: --threads was given (--picture then draws that block size only) */
+    const char *picture; /**< --picture FILE.html: draw stage K's launch from a trace (common/picture.c) */
+    const char *trace;   /**< --trace FILE.json: write the trace of stage K's launch (docs/trace_format.md) */
+    int compare;         /**< 1: --compare: the reference's trace beside the lab's in --picture and --trace */
 } kit_options;
+
+/** The largest n --picture and --trace take: a trace is of a few blocks. */
+#define KIT_TRACE_MAX_N ((size_t)1 << 14)
 
 /** The emulated ladder's n when --n is not given: 2^20 takes the CPU a fraction of a second
  *  per stage (2^26, the GPU's default, took over a minute for the seven stages on 2 cores). */

@@ -63,6 +63,20 @@ void kit_json_string(const char *text)
     putchar('"');
 }
 
+void kit_json_string_to(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
 void kit_json_value(int has, const char *format, double value)
 {
     if (has && isfinite(value))

@@ -13,6 +13,7 @@
 #define KIT_TABLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kit.h"
 
@@ -43,6 +44,9 @@ void kit_table_date(char *date, size_t size);
 
 /** A JSON string, quotes and backslashes escaped (messages and GPU names may hold them). */
 void kit_json_string(const char *text);
+
+/** A JSON string on \p out, with control characters escaped too (a source line's tabs). */
+void kit_json_string_to(FILE *out, const char *text);
 
 /** A JSON number printed with \p format, or null when there is none (\p has is 0) or it is
  *  not finite (the bound of an exact sum of 0 is infinite). */

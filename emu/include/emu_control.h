@@ -14,6 +14,8 @@
 #ifndef EMU_CONTROL_H
 #define EMU_CONTROL_H
 
+#include <stdio.h>
+
 #include "cuda_runtime_api.h"
 
 #ifdef __cplusplus
@@ -158,6 +160,40 @@ size_t emu_counters_launches(void);
 int emu_counters_get(size_t launch, emu_launch_counters *out);
 /** 1 when this build counts (the plain build, stage files instrumented), 0 otherwise. */
 int emu_counters_available(void);
+
+/*
+ * ---------------------------------------------------------------- the trace
+ * What every GPU thread of a small launch did, for a picture of a kernel
+ * (tools/trace_picture.py): each load and store of shared memory and of memory cudaMalloc gave
+ * (value, bytes, source line), each barrier, warp operation, fence and atomic, the threads
+ * active in each step (a step: the time between two barriers of a block), and where a race,
+ * a stale read (a store no fence published), an access past the end of a named array or the
+ * launch's fault happened. The JSON is described in docs/trace_format.md. Plain build only
+ * (the race build traces nothing); off unless started, at the cost of one test per access.
+ * Meant for a few blocks: past 16 blocks a launch, 16 launches or 2^20 records, the rest is
+ * counted, not kept.
+ */
+
+/** The trace format's version, the "version" of docs/trace_format.md. */
+#define EMU_TRACE_VERSION 1
+
+/** 1 when this build can trace (the plain, counting build), 0 otherwise. */
+int emu_trace_available(void);
+/** Forgets what was recorded and records the next launches: 0, or -1 when this build cannot. */
+int emu_trace_start(void);
+/** Stops recording (what was recorded stays, for emu_trace_write_json()). */
+void emu_trace_stop(void);
+/** Names the device memory at \p base: \p valid_bytes the kernel may touch, and \p guard_bytes on
+ *  each side that still count as this array (an access there is "past the end"). Kept until
+ *  emu_trace_forget_names(). */
+void emu_trace_name(const void *base, size_t valid_bytes, size_t guard_bytes, const char *name);
+/** Forgets every name emu_trace_name() gave. */
+void emu_trace_forget_names(void);
+/** Records kept since emu_trace_start(). */
+size_t emu_trace_events(void);
+/** Writes what was recorded as one JSON object (a "run" of docs/trace_format.md without its
+ *  own keys): 0, or -1 on a write error. */
+int emu_trace_write_json(FILE *out);
 
 /*
  * In the harness's own code (KIT_EMULATOR), the two device queries give the harness's view,

@@ -275,11 +275,16 @@ struct shared_decl<E[N]> { /* an array: a checked view of this block's copy */
     }
 };
 
+extern bool tracing; /* a trace is being recorded (emu_control.h, emu_trace_start) */
+void trace_shared_array(const char *name, size_t offset, size_t bytes);
+
 template <class E>
 shared_view<E> extern_shared(const char *name, const char *file)
 {
     size_t bytes = 0;
     E *data = static_cast<E *>(dynamic_shared(&bytes));
+    if (__builtin_expect(tracing, 0)) /* the trace names the array its accesses fall in */
+        trace_shared_array(name, 0, bytes);
     return {data, bytes / sizeof(E), name, file};
 }
 
@@ -403,11 +408,11 @@ template <class T> inline void __stwt(T *p, T v) { *p = v; }
  * (emu_control.h: global_atomics), once, whatever loop implements it. */
 #define EMU_ATOMIC_ORDER __ATOMIC_ACQ_REL
 #define EMU_ATOMIC_FAILED __ATOMIC_ACQUIRE /* a compare-exchange that lost: it read */
-namespace emu { void note_atomic(const void *address); }
+namespace emu { void note_atomic(const void *address, unsigned bytes); }
 #define EMU_ATOMIC_RMW(T, name, builtin)                                                          \
     inline T name(T *p, T v)                                                                      \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         return builtin(p, v, EMU_ATOMIC_ORDER);                                                   \
     }
 #define EMU_ATOMIC_INT(T)                                                                         \
@@ -419,13 +424,13 @@ namespace emu { void note_atomic(const void *address); }
     EMU_ATOMIC_RMW(T, atomicXor, __atomic_fetch_xor)                                              \
     inline T atomicCAS(T *p, T expected, T desired)                                               \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         __atomic_compare_exchange_n(p, &expected, desired, false, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED); \
         return expected;                                                                          \
     }                                                                                             \
     inline T atomicMin(T *p, T v)                                                                 \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         T old = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                             \
         while (!__atomic_compare_exchange_n(p, &old, v < old ? v : old, true, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED)) \
             ;                                                                                     \
@@ -433,7 +438,7 @@ namespace emu { void note_atomic(const void *address); }
     }                                                                                             \
     inline T atomicMax(T *p, T v)                                                                 \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         T old = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                             \
         while (!__atomic_compare_exchange_n(p, &old, v > old ? v : old, true, EMU_ATOMIC_ORDER, EMU_ATOMIC_FAILED)) \
             ;                                                                                     \
@@ -451,7 +456,7 @@ template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomic
 #define EMU_ATOMIC_FLOAT(T, U)                                                                    \
     inline T atomicAdd(T *p, T v)                                                                 \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         U *bits = reinterpret_cast<U *>(p);                                                       \
         U old = __atomic_load_n(bits, __ATOMIC_ACQUIRE), want;                                    \
         do {                                                                                      \
@@ -466,7 +471,7 @@ template <class T, class V> inline T atomicAdd_system(T *p, V v) { return atomic
     }                                                                                             \
     inline T atomicExch(T *p, T v)                                                                \
     {                                                                                             \
-        ::emu::note_atomic(p);                                                                    \
+        ::emu::note_atomic(p, sizeof *p);                                                                    \
         U bits;                                                                                   \
         std::memcpy(&bits, &v, sizeof bits);                                                      \
         bits = __atomic_exchange_n(reinterpret_cast<U *>(p), bits, EMU_ATOMIC_ORDER);             \
@@ -478,7 +483,7 @@ EMU_ATOMIC_FLOAT(double, unsigned long long)
 #undef EMU_ATOMIC_FLOAT
 inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
 {
-    ::emu::note_atomic(p);
+    ::emu::note_atomic(p, sizeof *p);
     unsigned int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
     while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0 : old + 1, true, EMU_ATOMIC_ORDER,
                                         EMU_ATOMIC_FAILED))
@@ -487,7 +492,7 @@ inline unsigned int atomicInc(unsigned int *p, unsigned int limit)
 }
 inline unsigned int atomicDec(unsigned int *p, unsigned int limit)
 {
-    ::emu::note_atomic(p);
+    ::emu::note_atomic(p, sizeof *p);
     unsigned int old = __atomic_load_n(p, __ATOMIC_ACQUIRE);
     while (!__atomic_compare_exchange_n(p, &old, old == 0 || old > limit ? limit : old - 1, true, EMU_ATOMIC_ORDER,
                                         EMU_ATOMIC_FAILED))

@@ -424,13 +424,15 @@ inline void count_access(const volatile void *address, unsigned size, bool store
  *  one 4-byte member at a time (nvcc cannot use a wider load at an address only known to be a
  *  multiple of 4), so: pieces of 4 bytes, narrower where the address is not a multiple of 4
  *  or the bytes left are fewer. */
-void range_access(const volatile void *address, unsigned long size, bool store)
+void range_access(const volatile void *address, unsigned long size, bool store, const void *pc)
 {
     unsigned long long a = (unsigned long long)(const void *)address;
     while (size) {
         unsigned width = 4;
         while (width > size || a % width)
             width /= 2;
+        if (__builtin_expect(tracing, 0))
+            trace_access(reinterpret_cast<const volatile void *>(a), width, store, pc);
         count_access(reinterpret_cast<const volatile void *>(a), width, store);
         a += width;
         size -= width;
@@ -458,6 +460,8 @@ void counters_launch_begin(unsigned long long blocks, unsigned threads, size_t d
 
 void counters_launch_end(size_t static_shared)
 {
+    if (tracing)
+        trace_launch_end();
     emu_launch_counters *r = counting.record;
     counting.record = nullptr;
     counting.shared_bytes = 0;
@@ -475,6 +479,8 @@ void counters_block_begin(const void *shared, size_t bytes, unsigned threads)
 {
     counting.shared_base = (unsigned long long)shared; /* a store there is no global store */
     counting.shared_bytes = bytes;
+    if (tracing)
+        trace_block_begin();
     if (!counting.record)
         return;
     for (unsigned i = 0; i < threads; i++)
@@ -483,6 +489,8 @@ void counters_block_begin(const void *shared, size_t bytes, unsigned threads)
 
 void counters_block_barrier(unsigned threads)
 {
+    if (tracing)
+        trace_block_barrier();
     if (!counting.record)
         return;
     counting.record->block_barriers++;
@@ -492,6 +500,8 @@ void counters_block_barrier(unsigned threads)
 
 void counters_warp_meeting(unsigned base, unsigned lanes, unsigned mask)
 {
+    if (tracing)
+        trace_warp_meeting(base, lanes, mask);
     if (!counting.record)
         return;
     counting.record->warp_meetings++;
@@ -500,6 +510,8 @@ void counters_warp_meeting(unsigned base, unsigned lanes, unsigned mask)
 
 void counters_block_end(unsigned threads)
 {
+    if (tracing)
+        trace_block_end();
     if (!counting.record)
         return;
     for (unsigned base = 0; base < threads; base += 32)
@@ -549,6 +561,17 @@ void stores_launch_end()
     hidden.clear();
 }
 
+void note_atomic(const void *address, unsigned bytes)
+{
+    if (tracing)
+        trace_atomic(address, bytes, __builtin_return_address(0));
+    if (counting.lane && (!hidden.empty() || !pending.empty()))
+        atomic_publishes((unsigned long long)address);
+    if (counting.lane && counting.record && is_device((unsigned long long)address))
+        counting.record->global_atomics++;
+}
+
+/* Stage archives compiled before atomics said their width (a student edition's prebuilt references). */
 void note_atomic(const void *address)
 {
     if (counting.lane && (!hidden.empty() || !pending.empty()))
@@ -617,28 +640,36 @@ void __tsan_func_exit(void) {}
 void __tsan_vptr_update(void **, void *) {}
 void __tsan_vptr_read(void **) {}
 
+/* The trace's test comes first: off, it is the only cost; on, it needs the caller's address. */
+#define EMU_TRACED(p, n, store)                                                                          \
+    do {                                                                                                 \
+        if (__builtin_expect(emu::tracing, 0))                                                           \
+            emu::trace_access(p, n, store, __builtin_return_address(0));                                 \
+        count_access(p, n, store);                                                                       \
+    } while (0)
 #define EMU_TSAN_ACCESS(n)                                                                               \
-    void __tsan_read##n(address_t p) { count_access(p, n, false); }                                      \
-    void __tsan_write##n(address_t p) { count_access(p, n, true); }                                      \
-    void __tsan_unaligned_read##n(address_t p) { count_access(p, n, false); }                            \
-    void __tsan_unaligned_write##n(address_t p) { count_access(p, n, true); }                            \
-    void __tsan_volatile_read##n(address_t p) { count_access(p, n, false); }                             \
-    void __tsan_volatile_write##n(address_t p) { count_access(p, n, true); }                             \
-    void __tsan_unaligned_volatile_read##n(address_t p) { count_access(p, n, false); }                   \
-    void __tsan_unaligned_volatile_write##n(address_t p) { count_access(p, n, true); }                   \
-    void __tsan_read##n##_pc(address_t p, void *) { count_access(p, n, false); }                         \
-    void __tsan_write##n##_pc(address_t p, void *) { count_access(p, n, true); }
+    void __tsan_read##n(address_t p) { EMU_TRACED(p, n, false); }                                        \
+    void __tsan_write##n(address_t p) { EMU_TRACED(p, n, true); }                                        \
+    void __tsan_unaligned_read##n(address_t p) { EMU_TRACED(p, n, false); }                              \
+    void __tsan_unaligned_write##n(address_t p) { EMU_TRACED(p, n, true); }                              \
+    void __tsan_volatile_read##n(address_t p) { EMU_TRACED(p, n, false); }                               \
+    void __tsan_volatile_write##n(address_t p) { EMU_TRACED(p, n, true); }                               \
+    void __tsan_unaligned_volatile_read##n(address_t p) { EMU_TRACED(p, n, false); }                     \
+    void __tsan_unaligned_volatile_write##n(address_t p) { EMU_TRACED(p, n, true); }                     \
+    void __tsan_read##n##_pc(address_t p, void *) { EMU_TRACED(p, n, false); }                           \
+    void __tsan_write##n##_pc(address_t p, void *) { EMU_TRACED(p, n, true); }
 EMU_TSAN_ACCESS(1)
 EMU_TSAN_ACCESS(2)
 EMU_TSAN_ACCESS(4)
 EMU_TSAN_ACCESS(8)
 EMU_TSAN_ACCESS(16)
 #undef EMU_TSAN_ACCESS
+#undef EMU_TRACED
 
-void __tsan_read_range(address_t p, unsigned long size) { range_access(p, size, false); }
-void __tsan_write_range(address_t p, unsigned long size) { range_access(p, size, true); }
-void __tsan_read_range_pc(address_t p, unsigned long size, void *) { range_access(p, size, false); }
-void __tsan_write_range_pc(address_t p, unsigned long size, void *) { range_access(p, size, true); }
+void __tsan_read_range(address_t p, unsigned long size) { range_access(p, size, false, __builtin_return_address(0)); }
+void __tsan_write_range(address_t p, unsigned long size) { range_access(p, size, true, __builtin_return_address(0)); }
+void __tsan_read_range_pc(address_t p, unsigned long size, void *) { range_access(p, size, false, __builtin_return_address(0)); }
+void __tsan_write_range_pc(address_t p, unsigned long size, void *) { range_access(p, size, true, __builtin_return_address(0)); }
 
 /* Clang's instrumentation calls these instead of memcpy, memset and memmove. */
 void *__tsan_memcpy(void *d, const void *s, unsigned long n) { return std::memcpy(d, s, n); }

@@ -104,6 +104,41 @@ void stores_fence(unsigned thread);
 void device_memory_added(const void *p, size_t bytes);
 void device_memory_removed(const void *p);
 
+/* ---------------------------------------------------------------- the trace (trace.cpp)
+ * What every thread of a small launch did, for a picture (emu_control.h, emu_trace_*). Off
+ * unless emu_trace_start() was called: each hook is behind one test of `tracing`. */
+extern bool tracing;
+
+/** A load or store of \p bytes at \p p by the running thread; \p pc: its instruction. */
+void trace_access(const volatile void *p, unsigned bytes, bool store, const void *pc);
+/** An atomic of \p bytes at \p p, before it happens. */
+void trace_atomic(const void *p, unsigned bytes, const void *pc);
+/** Thread \p thread of the running block made a __threadfence(). */
+void trace_fence(unsigned thread, const void *pc);
+/** Thread \p thread arrived at a __syncthreads* (block_kind \p kind) at file:line. */
+void trace_barrier(unsigned thread, int kind, const char *file, int line);
+/** Thread \p thread's warp operation (warp_kind \p kind) returned \p result. */
+void trace_warp(unsigned thread, int kind, unsigned mask, unsigned long long value, int param,
+                unsigned long long result, const char *file, int line);
+/** The lanes \p mask of the warp at \p base (\p lanes lanes) met. */
+void trace_warp_meeting(unsigned base, unsigned lanes, unsigned mask);
+/** Every thread of the running block met at a __syncthreads*: the next step begins. */
+void trace_block_barrier();
+/** A launch begins (the scheduler's launch_config, field by field). */
+void trace_launch(const char *kernel, const char *file, int line, const unsigned grid[3], const unsigned block[3], size_t shmem);
+/** A static __shared__ array \p name of \p bytes at \p offset in the block's shared memory. */
+void trace_shared_array(const char *name, size_t offset, size_t bytes);
+/** A block begins (blockIdx is set), ends; the launch ends. */
+void trace_block_begin();
+void trace_block_end();
+void trace_launch_end();
+/** The source position of the fault about to be reported (an index, a misaligned load). */
+void trace_fault_at(const char *file, int line);
+/** The running launch faulted: \p message, the running \p thread (-1: none). */
+void trace_fault(int code, const char *message, int thread);
+/** Where thread \p thread stood at the fault (the scheduler's fiber_state). */
+void trace_thread_state(unsigned thread, int state, const char *file, int line);
+
 } // namespace emu
 
 #endif /* EMU_INTERNAL_H */

@@ -259,6 +259,11 @@ void fault(cudaError_t code, const char *format, ...)
                  c.block.z);
     record_fault(code, "emulator: %s<<<%s>>> launched at %s:%d, %s: %s", c.kernel, dims, c.file, c.line, block, what);
     S.faulted = true;
+    if (tracing) { /* where the block's threads stood: who waited alone, who had left */
+        trace_fault(code, what, S.current ? (int)S.current->index : -1);
+        for (unsigned i = 0; i < S.threads; i++)
+            trace_thread_state(i, S.fibers[i].state, S.fibers[i].file, S.fibers[i].line);
+    }
 }
 
 /* ---------------------------------------------------------------- fibers */
@@ -1323,6 +1328,11 @@ void launch(const launch_config &config, const void *kernel, void (*invoke)(void
     __tsan_release(&S.launch_sync);
 #endif
     counters_launch_begin(blocks, threads, config.shmem);
+    if (tracing) {
+        const unsigned grid[3] = {config.grid.x, config.grid.y, config.grid.z};
+        const unsigned block[3] = {config.block.x, config.block.y, config.block.z};
+        trace_launch(config.kernel, config.file, config.line, grid, block, config.shmem);
+    }
     arm_watchdog();
     if (config.cooperative)
         run_cooperative(arena_stride);
@@ -1373,6 +1383,8 @@ int sync_block(const char *file, int line, block_kind kind, int predicate)
     self->file = file;
     self->line = line;
     self->value = predicate != 0;
+    if (tracing)
+        trace_barrier(self->index, kind, file, line);
 #ifdef EMU_RACE
     char *address = sync_address(0, self->barrier_count);
     __tsan_release(address);
@@ -1438,12 +1450,16 @@ unsigned long long warp_op(const char *file, int line, warp_kind kind, unsigned 
     __tsan_acquire(address);
 #endif
     self->warp_count++;
+    if (tracing)
+        trace_warp(self->index, kind, mask, value, param, self->result, file, line);
     return self->result;
 }
 
 void fence()
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (S.current && tracing)
+        trace_fence(S.current->index, __builtin_return_address(0));
     if (S.current)
         stores_fence(S.current->index);
 }
@@ -1494,6 +1510,8 @@ void *static_shared(const void *site, size_t bytes, size_t align, const char *na
     }
     S.statics[S.static_count++] = {site, offset};
     S.static_declared += bytes;
+    if (tracing)
+        trace_shared_array(name, offset, bytes);
     poison(S.shared + S.static_top, offset + bytes - S.static_top);
     S.static_top = offset + bytes;
     return S.shared + offset;
@@ -1512,6 +1530,8 @@ void shared_index_error(const char *name, const char *file, int line, long long 
         snprintf(where, sizeof where, " at %s:%d", file, line);
     else
         snprintf(where, sizeof where, " (declared in %s)", file);
+    if (tracing)
+        trace_fault_at(file, line);
     fault(cudaErrorIllegalAddress, "%s indexes %s[%lld]%s, outside the %zu elements it has%s",
           thread_name(*S.current, a, sizeof a), name, index, where, count,
           count == 0 ? ": the launch gave no dynamic shared memory (the third value in <<< >>>)" : "");
@@ -1523,6 +1543,8 @@ void misaligned_address_error(const char *access, const char *type, const char *
 {
     char a[40];
     const char *article = type[0] && strchr("aeiou", type[0]) ? "an" : "a";
+    if (tracing)
+        trace_fault_at(file, (int)line);
     fault(cudaErrorMisalignedAddress, "%s %s %s %s at %s:%u through address %p, not a multiple of %llu bytes: a "
           "misaligned address, which fails the kernel on a GPU", thread_name(*S.current, a, sizeof a), access, article,
           type, file, line, address, bytes);
