@@ -28,9 +28,11 @@ for arg in "$@"; do
 done
 
 # ---------------------------------------------------------------- 1. packages
-packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-dev bubblewrap)
+packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-dev bubblewrap
+          python3 binutils)                                # reduce_ladder --picture: the drawing, addr2line
 [ -f Doxyfile ] && packages+=(doxygen graphviz python3   # the documentation (make docs)
                                python3-yaml               # the kit's test of the Classroom workflow
+                               python3-selenium chromium chromium-driver # the trace picture's browser test
                                ccache)                    # tests/grade_class.py: submissions share compiled objects
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
     die "this script installs with apt-get (Debian, Ubuntu). Elsewhere install the equivalents of:

@@ -12,7 +12,8 @@ set(kit_edition_from_kit
     CMakeLists.txt setup.sh common/
     emu/CMakeLists.txt emu/include/ emu/src/ emu/tools/ emu/tests/CMakeLists.txt emu/tests/emu_check.c
     tests/grader/
-    docs/emulator.md)
+    docs/emulator.md docs/trace_format.md
+    tools/trace_picture.py tools/trace_geometry.py) # --picture draws a student's own kernel
 # The labs of the stages the batch hands out, labs/<dir>/<name>.cu (never a closed stage's: the
 # student's own file by now).
 set(kit_edition_labs labs/)

@@ -571,6 +571,17 @@ void note_atomic(const void *address, unsigned bytes)
         counting.record->global_atomics++;
 }
 
+bool device_allocation(unsigned long long a, unsigned long long *begin, unsigned long long *end)
+{
+    if (!is_device(a))
+        return false;
+    auto it = std::upper_bound(allocations.begin(), allocations.end(), a,
+                               [](unsigned long long x, const allocation &r) { return x < r.begin; });
+    *begin = (it - 1)->begin;
+    *end = (it - 1)->end;
+    return true;
+}
+
 /* Stage archives compiled before atomics said their width (a student edition's prebuilt references). */
 void note_atomic(const void *address)
 {

@@ -100,6 +100,9 @@ void stores_launch_end();
 /** Thread \p thread of the running block made a __threadfence(). */
 void stores_fence(unsigned thread);
 
+/** The cudaMalloc allocation [*\p begin, *\p end) that holds \p a: false when none does. */
+bool device_allocation(unsigned long long a, unsigned long long *begin, unsigned long long *end);
+
 /** cudaMalloc gave [\p p, \p p + \p bytes); cudaFree takes it back. */
 void device_memory_added(const void *p, size_t bytes);
 void device_memory_removed(const void *p);

@@ -463,8 +463,13 @@ void trace_access(const volatile void *p, unsigned bytes, bool store, const void
         }
     } else {
         array = find_array(a, false, &offset);
+        unsigned long long begin = 0, end = 0;
+        if (array < 0 && device_allocation(a, &begin, &end)) { /* memory the launcher itself allocated */
+            array = add_array("device memory", "global", begin, end - begin, end - begin, 0, ~0u);
+            offset = (long long)(a - begin);
+        }
         if (array < 0)
-            return; /* a thread's own stack, host memory: no GPU memory */
+            return; /* a thread's own stack, host memory, a __device__ variable: not recorded */
     }
     unsigned thread = running_thread();
     Event *e = add_event(store ? OP_STORE : OP_LOAD, thread);
@@ -489,6 +494,11 @@ void trace_atomic(const void *p, unsigned bytes, const void *pc)
     long long offset = 0;
     bool shared = a - counting.shared_base < counting.shared_bytes;
     int array = find_array(a, shared, &offset);
+    unsigned long long begin = 0, end = 0;
+    if (array < 0 && !shared && device_allocation(a, &begin, &end)) {
+        array = add_array("device memory", "global", begin, end - begin, end - begin, 0, ~0u);
+        offset = (long long)(a - begin);
+    }
     Event *e = add_event(OP_ATOMIC, running_thread());
     if (!e)
         return;
