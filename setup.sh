@@ -5,8 +5,9 @@
 #    apt-get line to run as root and stops): CMake, make, a C and C++ compiler, pkg-config, Check
 #    and subunit (the tests), Boost.Context (the CPU emulator), bubblewrap (the grader's
 #    sandbox) and, where this tree builds its documentation (Doxyfile), doxygen, graphviz and
-#    python3 (and python3-yaml, for the test of the GitHub Classroom workflow; ccache, with which
-#    the submissions of a class graded by tests/grade_class.py share their compiled objects);
+#    python3 (and python3-yaml, for the test of the GitHub Classroom workflow; python3-nbclient and
+#    python3-ipykernel, for the test of the Colab notebook; ccache, with which the submissions of a
+#    class graded by tests/grade_class.py share their compiled objects);
 # 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin;
 # 3. configures build/ (cmake -S . -B build CMAKE_OPTION...), builds it and runs
 #    ./build/reduce_ladder: on your GPU, or on the kit's CPU emulator where there is none.
@@ -20,7 +21,7 @@ die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
 for arg in "$@"; do
     case $arg in
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) ;;
     *) printf 'setup.sh: %s is not a CMake option (-DNAME=VALUE)\nusage: ./setup.sh [CMAKE_OPTION...]\n' \
               "$arg" >&2; exit 2 ;;
@@ -33,6 +34,7 @@ packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-de
 [ -f Doxyfile ] && packages+=(doxygen graphviz python3   # the documentation (make docs)
                                python3-yaml               # the kit's test of the Classroom workflow
                                python3-selenium chromium chromium-driver # the trace picture's browser test
+                               python3-nbclient python3-ipykernel # the kit's test of the Colab notebook
                                ccache)                    # tests/grade_class.py: submissions share compiled objects
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
     die "this script installs with apt-get (Debian, Ubuntu). Elsewhere install the equivalents of:

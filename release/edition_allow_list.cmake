@@ -19,9 +19,11 @@ set(kit_edition_from_kit
 set(kit_edition_labs labs/)
 # Written by make_release.cmake: the student README (release/README.student.md), which stages the
 # edition has, the kit's description, the ignore file, the prebuilt reference stages, the student
-# pages (docs-student) and the CI workflow (release/github/).
+# pages (docs-student), the CI workflow (release/github/) and the Colab notebook (release/colab/,
+# its link filled in).
 set(kit_edition_written
-    README.md edition.cmake kit.json .gitignore reference/ docs/html/ .github/workflows/)
+    README.md edition.cmake kit.json .gitignore reference/ docs/html/ .github/workflows/
+    colab/reduction_lab.ipynb)
 
 set(kit_edition_allow_list ${kit_edition_from_kit} ${kit_edition_labs} ${kit_edition_written})
 

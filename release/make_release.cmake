@@ -157,6 +157,8 @@ if(IS_DIRECTORY "${SOURCE}/release/github")
   file(GLOB workflows "${SOURCE}/release/github/*.yml")
   file(COPY ${workflows} DESTINATION "${DEST}/.github/workflows")
 endif()
+# The Colab notebook, colab/reduction_lab.ipynb, and its link in the README (-DCOLAB_URL, -DCOLAB_EDITION).
+include("${CMAKE_CURRENT_LIST_DIR}/colab/fill_notebook.cmake")
 file(WRITE "${DEST}/.gitignore" "build/\nbuild-*/\n")
 
 get_filename_component(parent "${DEST}" DIRECTORY)
