@@ -16,6 +16,11 @@
 #                    KIT_CLOSED_STAGES, KIT_EDITION_STAGES)
 #   grading_config   the grading.conf the points come from (relative to the edition's top where
 #                    it lies inside it)
+#   reference_cuda   the CUDA version the reference stages were built with ("13.0.88"): a student
+#                    edition's (make_release.cmake's CUDA_VERSION, edition.cmake's
+#                    KIT_REFERENCE_CUDA_VERSION), the instructor's build's nvcc; "" where unknown
+#   emulated_full_marks  grading.conf's emulated.full_marks: "keep" or "scale" (what a stage
+#                    graded without a GPU can reach: see emulated_points)
 #   part_keys        ["correctness", "speedup", "sanitizer"]: the parts that carry points
 #   stages           every row of stages.def, in order, each:
 #     number, dir, name, file ("<dir>/<name>.cu", under labs/ and solutions/), title,
@@ -23,6 +28,11 @@
 #     "KIT_SUM"), problem (words, common/problems.c: "int sum", "int argmin", ...),
 #     baseline (the stage whose reference its speed is measured against), released (bool),
 #     points {correctness, speedup, sanitizer} (grading.conf, per-stage overrides applied),
+#     emulated_points {correctness, speedup, sanitizer, total}: what the stage can earn where no
+#       GPU grades it (the CPU emulator: a laptop, GitHub's and Gradescope's machines), as
+#       grade_report awards it: speed 0 (it needs a GPU); keep: correctness and sanitizer as in
+#       points, total their sum (8 of 10 by default); scale: those two scaled to the stage's full
+#       marks (7.5 and 2.5 of 10), total the full marks (numbers to 6 decimals),
 #     parts [{key, name, points}] (name as the report's results.json names it:
 #     "stage K: correctness", "stage K: speedup", "stage K: races and memory errors"),
 #     tests {correctness, speedup, emulated}: the CTest names of the stage's graded lab
@@ -33,11 +43,13 @@
 #       kit_stage<K>_{dir,name,title,min_threads,max_threads,passes,type,op,baseline,problem,
 #       correctness_sentence,speedup_sentence,emulated_sentence}
 #   kit_description_write(OUTPUT <file> SOURCE <kit top> GRADING_CONFIG <file> EDITION <e>
-#       RELEASED <k>... [CLOSED <k>...] [BATCH <k>...] [RELEASE <k>...] [EDITION_STAGES <k>...])
+#       RELEASED <k>... [CLOSED <k>...] [BATCH <k>...] [RELEASE <k>...] [EDITION_STAGES <k>...]
+#       [REFERENCE_CUDA <version>])
 # As a script (a copy of the inputs, a cut-down edition):
 #   cmake -DSOURCE=<kit top> -DOUTPUT=<file> [-DGRADING_CONFIG=<file>] [-DEDITION=student]
-#         [-DRELEASED=4,5] [-DCLOSED=..] [-DBATCH=..] -P common/kit_description.cmake
-# (RELEASED defaults to every stage; GRADING_CONFIG to SOURCE/tests/grader/grading.conf).
+#         [-DRELEASED=4,5] [-DCLOSED=..] [-DBATCH=..] [-DREFERENCE_CUDA=13.0.88] -P common/kit_description.cmake
+# (RELEASED defaults to every stage; GRADING_CONFIG to SOURCE/tests/grader/grading.conf;
+# REFERENCE_CUDA to the KIT_REFERENCE_CUDA_VERSION of SOURCE/edition.cmake, a student edition's).
 cmake_minimum_required(VERSION 3.24)
 
 set(KIT_DESCRIPTION_FORMAT 1)
@@ -57,6 +69,32 @@ endfunction()
 function(_kit_json_numbers out)
   string(JOIN ", " text ${ARGN})
   set(${out} "[${text}]" PARENT_SCOPE)
+endfunction()
+
+# Points as whole millionths (CMake's math is integer only): "2.5" -> 2500000.
+function(_kit_micro out value)
+  if(NOT value MATCHES "^([0-9]+)(\\.([0-9]*))?$")
+    message(FATAL_ERROR "kit_description: '${value}' is not a number of points")
+  endif()
+  set(whole ${CMAKE_MATCH_1})
+  string(SUBSTRING "${CMAKE_MATCH_3}000000" 0 6 fraction)
+  string(REGEX REPLACE "^0+([0-9])" "\\1" whole "${whole}")
+  string(REGEX REPLACE "^0+([0-9])" "\\1" fraction "${fraction}")
+  math(EXPR micro "${whole} * 1000000 + ${fraction}")
+  set(${out} ${micro} PARENT_SCOPE)
+endfunction()
+
+# Whole millionths as a JSON number: 7500000 -> 7.5, 8000000 -> 8.
+function(_kit_decimal out micro)
+  math(EXPR whole "${micro} / 1000000")
+  math(EXPR fraction "${micro} % 1000000 + 1000000")
+  string(SUBSTRING "${fraction}" 1 6 fraction)
+  string(REGEX REPLACE "0+$" "" fraction "${fraction}")
+  if(fraction STREQUAL "")
+    set(${out} "${whole}" PARENT_SCOPE)
+  else()
+    set(${out} "${whole}.${fraction}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # The test words of a problem: "int sum" -> "exact_sum", "float sum" -> "float_sum_within_its_error_bound",
@@ -146,6 +184,17 @@ function(kit_description_points config)
   if(NOT EXISTS "${config}")
     message(FATAL_ERROR "kit_description: ${config} (the grading configuration) is missing")
   endif()
+  set(full_marks keep)
+  file(STRINGS "${config}" marks REGEX "^[ \t]*emulated\\.full_marks[ \t]*=")
+  foreach(line IN LISTS marks)
+    string(REGEX REPLACE "#.*" "" line "${line}")
+    if(NOT line MATCHES "^[ \t]*emulated\\.full_marks[ \t]*=[ \t]*(keep|scale)[ \t]*$")
+      message(FATAL_ERROR "kit_description: cannot read emulated.full_marks in this line of ${config} (keep or "
+                          "scale):\n  ${line}")
+    endif()
+    set(full_marks ${CMAKE_MATCH_1})
+  endforeach()
+  set(KIT_DESCRIBED_FULL_MARKS ${full_marks} PARENT_SCOPE)
   file(STRINGS "${config}" lines REGEX "^[ \t]*(stage[0-9]+\\.)?points\\.")
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "#.*" "" line "${line}")
@@ -167,11 +216,27 @@ function(kit_description_points config)
     foreach(part IN LISTS KIT_DESCRIPTION_PART_KEYS)
       set(kit_stage${k}_points_${part} ${points${k}_${part}} PARENT_SCOPE)
     endforeach()
+    # Without a GPU (tests/grader/report.c, kit_grade_stage): no speed points; keep: the rest as
+    # it is; scale: the rest scaled by full marks / the rest (where the rest is not 0).
+    _kit_micro(correctness ${points${k}_correctness})
+    _kit_micro(speedup ${points${k}_speedup})
+    _kit_micro(sanitizer ${points${k}_sanitizer})
+    math(EXPR full "${correctness} + ${speedup} + ${sanitizer}")
+    math(EXPR reachable "${correctness} + ${sanitizer}")
+    if(full_marks STREQUAL "scale" AND reachable GREATER 0)
+      math(EXPR correctness "(${correctness} * ${full} + ${reachable} / 2) / ${reachable}")
+      math(EXPR sanitizer "(${sanitizer} * ${full} + ${reachable} / 2) / ${reachable}")
+      set(reachable ${full})
+    endif()
+    foreach(part correctness sanitizer reachable)
+      _kit_decimal(value ${${part}})
+      set(kit_stage${k}_emulated_${part} ${value} PARENT_SCOPE)
+    endforeach()
   endforeach()
 endfunction()
 
 function(kit_description_write)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTPUT;SOURCE;GRADING_CONFIG;EDITION"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "OUTPUT;SOURCE;GRADING_CONFIG;EDITION;REFERENCE_CUDA"
                         "RELEASED;CLOSED;BATCH;RELEASE;EDITION_STAGES")
   foreach(needed OUTPUT SOURCE GRADING_CONFIG EDITION)
     if(NOT arg_${needed})
@@ -219,6 +284,10 @@ function(kit_description_write)
   endif()
   _kit_json_string(value "${shown}")
   string(JSON json SET "${json}" grading_config "${value}")
+  _kit_json_string(value "${arg_REFERENCE_CUDA}")
+  string(JSON json SET "${json}" reference_cuda "${value}")
+  _kit_json_string(value "${KIT_DESCRIBED_FULL_MARKS}")
+  string(JSON json SET "${json}" emulated_full_marks "${value}")
   set(keys "")
   foreach(part IN LISTS KIT_DESCRIPTION_PART_KEYS)
     _kit_json_string(value "${part}")
@@ -261,6 +330,8 @@ function(kit_description_write)
       math(EXPR j "${j} + 1")
     endforeach()
     string(JSON s SET "${s}" points "${points}")
+    string(JSON s SET "${s}" emulated_points
+           "{\"correctness\": ${kit_stage${k}_emulated_correctness}, \"speedup\": 0, \"sanitizer\": ${kit_stage${k}_emulated_sanitizer}, \"total\": ${kit_stage${k}_emulated_reachable}}")
     string(JSON s SET "${s}" parts "${parts}")
     set(tests "{}")
     foreach(kind correctness speedup emulated)
@@ -301,6 +372,14 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     kit_description_read("${SOURCE}")
     set(RELEASED ${KIT_DESCRIBED_STAGES})
   endif()
+  # A student edition's CUDA version: its edition.cmake says it (read, not included: it stops a
+  # configure whose nvcc is of another major version).
+  if(NOT DEFINED REFERENCE_CUDA AND EXISTS "${SOURCE}/edition.cmake")
+    file(STRINGS "${SOURCE}/edition.cmake" line REGEX "^set\\(KIT_REFERENCE_CUDA_VERSION [^)]*\\)")
+    if(line MATCHES "^set\\(KIT_REFERENCE_CUDA_VERSION ([^)]*)\\)")
+      set(REFERENCE_CUDA "${CMAKE_MATCH_1}")
+    endif()
+  endif()
   kit_description_write(OUTPUT "${OUTPUT}" SOURCE "${SOURCE}" GRADING_CONFIG "${GRADING_CONFIG}" EDITION "${EDITION}"
-                        RELEASED ${RELEASED} CLOSED ${CLOSED} BATCH ${BATCH})
+                        RELEASED ${RELEASED} CLOSED ${CLOSED} BATCH ${BATCH} REFERENCE_CUDA "${REFERENCE_CUDA}")
 endif()

@@ -107,11 +107,13 @@ endif()
 ")
 
 # The kit's description, kit.json at the edition's top (common/kit_description.cmake): the stages,
-# which of them this edition has, and the points of the grading.conf it ships. The edition's own
+# which of them this edition has, the points of the grading.conf it ships and the CUDA version of
+# its reference (what GitHub Classroom's workflow and Gradescope's setup.sh install). The edition's own
 # build writes <build>/kit.json too, from the same files.
 include("${SOURCE}/common/kit_description.cmake")
 kit_description_write(OUTPUT "${DEST}/kit.json" SOURCE "${SOURCE}" GRADING_CONFIG "${SOURCE}/tests/grader/grading.conf"
-                      EDITION student RELEASED ${edition_stages} CLOSED ${closed} BATCH ${stages})
+                      EDITION student RELEASED ${edition_stages} CLOSED ${closed} BATCH ${stages}
+                      REFERENCE_CUDA "${CUDA_VERSION}")
 
 # The prebuilt reference.
 file(MAKE_DIRECTORY "${DEST}/reference/gpu")

@@ -8,9 +8,12 @@ On a copy of common/stages.def, common/problems.c and tests/grader/grading.conf,
      that say both (stage 12: ..._exact_argmin_..., ..._over_reference_stage_12);
   2. stage 12's operator changed to KIT_MAX and that problem renamed "int maximum" in the
      table, stage 12's correctness worth 7 and every speedup part 3: the description says so,
-     its problem, test names, points and parts;
-  3. a stage whose type and operator are no row of the problem table, and a points line it
-     cannot read, stop it with a message;
+     its problem, test names, points and parts, and what the CPU emulator can award
+     (emulated_points: correctness and sanitizer; with emulated.full_marks = scale, scaled to
+     the stage's full marks); the CUDA version of the reference (reference_cuda) as given, or
+     as a student edition's edition.cmake says;
+  3. a stage whose type and operator are no row of the problem table, a points line and an
+     emulated.full_marks it cannot read, stop it with a message;
 and, given the build's kit.json (configure wrote it), its stages are what the script writes
 for the same files.
 """
@@ -28,8 +31,8 @@ def fail(text):
     sys.exit(1)
 
 
-def describe(args, source, output, config=None, expect_failure=None):
-    command = [args.cmake, "-DSOURCE=" + source, "-DOUTPUT=" + output]
+def describe(args, source, output, config=None, expect_failure=None, more=()):
+    command = [args.cmake, "-DSOURCE=" + source, "-DOUTPUT=" + output] + list(more)
     if config:
         command.append("-DGRADING_CONFIG=" + config)
     command += ["-P", os.path.join(source, "common", "kit_description.cmake")]
@@ -121,6 +124,27 @@ def main():
     if got != expected:
         bad.append("after the change: %s, expected %s" % (got, expected))
     print("   stage 12: %s, %s, %s" % (s12["problem"], s12["tests"]["correctness"], s12["points"]))
+    got = (d["emulated_full_marks"], d["reference_cuda"], s12["emulated_points"], stage(d, 1)["emulated_points"])
+    expected = ("keep", "", {"correctness": 7, "speedup": 0, "sanitizer": 2, "total": 9},
+                {"correctness": 6, "speedup": 0, "sanitizer": 2, "total": 8})
+    if got != expected:
+        bad.append("without a GPU (keep): %s, expected %s" % (got, expected))
+    with open(os.path.join(copy, "tests", "grader", "grading.conf"), "a") as f:
+        f.write("emulated.full_marks = scale  # the rest scaled to full marks\n")
+    with open(os.path.join(copy, "edition.cmake"), "w") as f:  # a student edition's
+        f.write("set(KIT_REFERENCE_CUDA_VERSION 13.0.88)\n")
+    d = describe(args, copy, os.path.join(work, "scaled.json"))
+    given = describe(args, copy, os.path.join(work, "given.json"), more=["-DREFERENCE_CUDA=12.9.41"])
+    os.remove(os.path.join(copy, "edition.cmake"))
+    got = (d["emulated_full_marks"], d["reference_cuda"], given["reference_cuda"], stage(d, 12)["emulated_points"],
+           stage(d, 1)["emulated_points"], stage(d, 12)["points"])
+    expected = ("scale", "13.0.88", "12.9.41", {"correctness": 9.333333, "speedup": 0, "sanitizer": 2.666667, "total": 12},
+                {"correctness": 8.25, "speedup": 0, "sanitizer": 2.75, "total": 11},
+                {"correctness": 7, "speedup": 3, "sanitizer": 2})
+    if got != expected:
+        bad.append("without a GPU (scale), and the reference's CUDA: %s, expected %s" % (got, expected))
+    print("   without a GPU: stage 12 reaches %g of 12 (keep) or %g (scale); stage 1 %g (scale)"
+          % (9, stage(d, 12)["emulated_points"]["total"], stage(d, 1)["emulated_points"]["total"]))
 
     print("== 3. what it cannot describe")
     with open(os.path.join(copy, "common", "stages.def")) as f:
@@ -133,7 +157,10 @@ def main():
     with open(os.path.join(copy, "tests", "grader", "grading.conf"), "a") as f:
         f.write("stage3.points.correctness = six\n")
     describe(args, copy, os.path.join(work, "bad.json"), expect_failure="cannot read the")
-    print("   an unknown problem and an unreadable points line stop it")
+    with open(os.path.join(copy, "tests", "grader", "grading.conf"), "a") as f:
+        f.write("emulated.full_marks = sometimes\n")  # read before the points (and their bad line above)
+    describe(args, copy, os.path.join(work, "bad.json"), expect_failure="cannot read emulated.full_marks")
+    print("   an unknown problem, an unreadable points line and emulated.full_marks stop it")
 
     if args.build_description:
         print("== 4. the build's kit.json")
