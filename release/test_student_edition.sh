@@ -22,11 +22,14 @@
 set -u
 edition=$1 copy=$2 kit=$3 stages=$4 mode=$5 full=${6:-}
 fail() { echo "FAILED: $*"; exit 1; }
-stage_files() { # "K dir name" for each released stage
-    sed -n 's/^KIT_STAGE(\([0-9]*\), *\([A-Za-z0-9_]*\), *\([A-Za-z0-9_]*\),.*/\1 \2 \3/p' "$kit/common/stages.def" |
-    while read -r k dir name; do
-        case ",$stages," in *",$k,"*) echo "$k $dir $name" ;; esac
-    done
+stage_files() { # "K dir name" for each stage of STAGES (the edition's description, kit.json)
+    python3 - "$edition/kit.json" "$stages" <<'EOF'
+import json, sys
+wanted = {int(k) for k in sys.argv[2].split(",") if k}
+for s in json.load(open(sys.argv[1]))["stages"]:
+    if s["number"] in wanted:
+        print(s["number"], s["dir"], s["name"])
+EOF
 }
 
 case $mode in

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generates what the documentation shows that must not drift from the code and the data.
 
-Reads common/stages.def, the stage files and every ladder result in docs/results/*.json,
-and writes into OUT (the build folder, never the source tree), for each stage documented:
+Reads the kit's description, kit.json (common/kit_description.cmake: the stages of
+common/stages.def, their problems and points), the stage files and every ladder result in
+docs/results/*.json, and writes into OUT (the build folder, never the source tree), for each
+stage documented:
   stage<K>.svg           the picture of stage K (docs/tools/stage_picture.py runs the reference
                          kernel of solutions/; a picture of the algorithm, with no code in it)
   changes-stage<K>.html  the code difference from stage K-1 to stage K, from the real files
@@ -11,8 +13,9 @@ and writes into OUT (the build folder, never the source tree), for each stage do
   worth.html             the main page's 'worth it' section: the ladder's CPU, copy and best+copy rows
   sweep.html             the stage 8 page's sweep: GB/s against n (docs/results/sweep-*.json), chart
                          and table per GPU, or a sentence saying none is committed yet
-  figures.doxy           doxygen aliases of the figures the pages' text quotes (\H200_7_gbps, ...) and
-                         the sections that exist (ENABLED_SECTIONS += sweep_H100 worth_H100 ...)
+  figures.doxy           doxygen aliases of the figures the pages' text quotes (\H200_7_gbps, ...), the
+                         sections that exist (ENABLED_SECTIONS += sweep_H100 worth_H100 ...), and per
+                         stage K of the kit \grading_stageK: its problem and points (kit.json)
 Two editions, one script:
   instructor  (default) every stage; the differences are solution K-1 -> solution K.
   student     the stages of --stages only. The differences are what stage K changes: from
@@ -27,9 +30,11 @@ Two editions, one script:
 Files of stages no longer documented are removed from OUT, so a smaller release leaves no
 stale pictures or copies behind.
 Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3] [--closed 1]
---edition, --stages and --closed default to the environment variables KIT_DOCS_EDITION,
-KIT_DOCS_STAGES and KIT_DOCS_CLOSED (set by docs/CMakeLists.txt), and else to instructor, all
-stages and none.
+                      [--kit KIT.json]
+--edition, --stages, --closed and --kit default to the environment variables KIT_DOCS_EDITION,
+KIT_DOCS_STAGES, KIT_DOCS_CLOSED and KIT_DOCS_KIT (set by docs/CMakeLists.txt: the build's
+kit.json), and else to instructor, all stages, none, and a description of SOURCE_DIR written
+by its own generator (cmake -P common/kit_description.cmake).
 """
 import argparse
 import difflib
@@ -40,7 +45,9 @@ import math
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stage_picture  # noqa: E402
@@ -53,29 +60,58 @@ from check_sweeps import ALL_MIN, ALL_RANGE, MID_MIN, MID_RANGE  # noqa: E402
 HARRIS_G80 = {1: "1.00x", 2: "2.33x", 3: "4.68x", 4: "8.34x", 5: "15.0x", 6: "21.2x", 7: "30.0x"}
 
 
-# A row of common/stages.def: KIT_STAGE(number, dir, name, "title", min_threads, max_threads, passes,
-# type, op, baseline).
-STAGE_ROW = re.compile(r'^KIT_STAGE\((\d+),\s*(\w+),\s*(\w+),\s*"([^"]*)",\s*(\d+),\s*(\d+),\s*(\w+),\s*'
-                       r'(\w+),\s*(\w+),\s*(\d+)\)', re.M)
 INT_SUM = ("KIT_INT", "KIT_SUM")
 
 
-def read_stages(src):
-    """The rows of common/stages.def, in order: number, dir, name, title, passes, type, op,
-    baseline (type and op as written there: KIT_INT, KIT_SUM, ...)."""
-    with open(os.path.join(src, "common", "stages.def"), encoding="utf-8") as f:
-        text = f.read()
-    stages = []
-    for m in STAGE_ROW.finditer(text):
-        stages.append(dict(number=int(m.group(1)), dir=m.group(2), name=m.group(3), title=m.group(4),
-                           passes=m.group(7), type=m.group(8), op=m.group(9), baseline=int(m.group(10))))
-    rows = len(re.findall(r"^KIT_STAGE\(", text, re.M))
+def describe(src):
+    """The kit's description of SOURCE_DIR (kit.json), written by its own generator: cmake -P
+    common/kit_description.cmake on its stages.def, problems.c and tests/grader/grading.conf."""
+    tmp = tempfile.mkdtemp(prefix="docs_assets_kit_")
+    try:
+        path = os.path.join(tmp, "kit.json")
+        try:
+            run = subprocess.run(["cmake", "-DSOURCE=" + os.path.abspath(src), "-DOUTPUT=" + path, "-P",
+                                  os.path.join(src, "common", "kit_description.cmake")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        except OSError as exc:
+            raise SystemExit("docs_assets.py: no --kit (KIT_DOCS_KIT), and cmake cannot run to describe %s: %s"
+                             % (src, exc))
+        if run.returncode != 0:
+            raise SystemExit("docs_assets.py: the kit's description of %s cannot be written:\n%s" % (src, run.stdout))
+        return load_description(path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_description(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            kit = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise SystemExit("docs_assets.py: cannot read the kit's description %s: %s" % (path, exc))
+    if kit.get("format") != 1:
+        raise SystemExit("docs_assets.py: %s has format %r; this script reads format 1" % (path, kit.get("format")))
+    return kit
+
+
+def read_stages(src, kit=None):
+    """The stages of the kit's description (kit: a kit.json's contents or path; else KIT_DOCS_KIT,
+    else SOURCE_DIR described by its own generator), in order: number, dir, name, title, passes
+    ("many", "one"), type, op (as stages.def writes them: KIT_INT, KIT_SUM, ...), baseline, problem
+    (in words: "int sum"), points {correctness, speedup, sanitizer} and emulated_points (what the
+    CPU emulator can award)."""
+    if kit is None:
+        kit = os.environ.get("KIT_DOCS_KIT") or None
+    if kit is None:
+        kit = describe(src)
+    elif not isinstance(kit, dict):
+        kit = load_description(kit)
+    stages = [dict(number=int(s["number"]), dir=s["dir"], name=s["name"], title=s["title"], passes=s["passes"],
+                   type=s["type"], op=s["op"], baseline=int(s["baseline"]), problem=s["problem"],
+                   points=s["points"], emulated_points=s["emulated_points"], full_marks=kit.get("emulated_full_marks"))
+              for s in kit.get("stages", [])]
     if not stages:
-        raise SystemExit("docs_assets.py: no KIT_STAGE lines in common/stages.def")
-    if rows != len(stages):
-        raise SystemExit("docs_assets.py: %d of the %d KIT_STAGE lines of common/stages.def do not have the ten "
-                         "columns (number, dir, name, \"title\", min_threads, max_threads, passes, type, op, "
-                         "baseline)" % (rows - len(stages), rows))
+        raise SystemExit("docs_assets.py: the kit's description has no stage")
     return stages
 
 
@@ -481,10 +517,40 @@ LAYOUT = {"KIT_MAT3": "array of structures", "KIT_MAT3_SOA": "structure of array
 
 
 def problem_text(stage):
-    """'float sum', 'int minimum', 'element-wise minimum of 3x3 int matrices'."""
+    """'float sum', 'int min', 'element-wise min of 3x3 int matrices': the stage's problem as the kit's
+    description names it (common/problems.c)."""
+    if stage.get("problem"):
+        return stage["problem"]
     if stage["type"] in ("KIT_MAT3", "KIT_MAT3_SOA"):
         return "element-wise %s of 3x3 int matrices" % OP_WORDS.get(stage["op"], stage["op"])
     return "%s %s" % (TYPE_WORDS.get(stage["type"], (stage["type"],))[0], OP_WORDS.get(stage["op"], stage["op"]))
+
+
+def points_text(value):
+    """6 -> "6", 2.5 -> "2.5"."""
+    value = float(value)
+    return "%d" % value if value.is_integer() else "%g" % value
+
+
+def grading_aliases(stages):
+    """\\grading_stageK for every stage of the kit, the line a stage page shows under 'Your task':
+    what the stage is graded on and its points, from the kit's description (its problem from
+    common/problems.c, its points from the grading configuration): "Points: 6 for the int sum, 2
+    for speed, 2 for no races or memory errors (8 of 10 without a GPU)." Short: the longest stage
+    pages are near their word limit (check_stage_pages.py)."""
+    lines = ["# Each stage's problem and points (docs_assets.py grading_aliases, from kit.json)."]
+    for s in stages:
+        p = s["points"]
+        full = float(p["correctness"]) + float(p["speedup"]) + float(p["sanitizer"])
+        if s.get("full_marks") == "scale":
+            without = "scaled to %s without a GPU" % points_text(full)
+        else:
+            without = "%s of %s without a GPU" % (points_text(s["emulated_points"]["total"]), points_text(full))
+        text = ("<b>Points:</b> %s for the %s, %s for speed, %s for no races or memory errors (%s)."
+                % (points_text(p["correctness"]), s["problem"], points_text(p["speedup"]), points_text(p["sanitizer"]),
+                   without))
+        lines.append('ALIASES += grading_stage%d="%s"' % (s["number"], text.replace('"', '\\"')))
+    return "\n".join(lines) + "\n"
 
 
 def ratio_of(row, base):
@@ -2113,10 +2179,12 @@ def main(argv):
                     help="the stages to document, e.g. 1,2,3 (default: all of common/stages.def)")
     ap.add_argument("--closed", default=os.environ.get("KIT_DOCS_CLOSED"),
                     help="student edition: the stages closed (their answers may show), e.g. 1,2,3")
+    ap.add_argument("--kit", default=os.environ.get("KIT_DOCS_KIT") or None,
+                    help="the kit's description, kit.json (default: SOURCE_DIR described by its own generator)")
     args = ap.parse_args(argv)
     src, out = args.source_dir, args.out
     os.makedirs(out, exist_ok=True)
-    stages = read_stages(src)
+    stages = read_stages(src, load_description(args.kit) if args.kit else describe(src))
     documented = parse_stages(args.stages, stages) if args.edition == "student" else \
         set(s["number"] for s in stages)
     closed = parse_stages(args.closed, stages) if args.edition == "student" and args.closed else set()
@@ -2181,7 +2249,7 @@ def main(argv):
     write(os.path.join(out, "accuracy.html"), accuracy_html(accuracy, args.edition, float_stage, float_run))
     write(os.path.join(out, "figures.doxy"), figure_aliases(runs, sweeps, int_stages, accuracy, float_stage,
                                                              float_run, reproducible_runs(src)) +
-          stage_page_aliases(stages, documented, runs))
+          stage_page_aliases(stages, documented, runs) + grading_aliases(stages))
     todo_copies(src, out, stages, documented)
     # what an earlier, larger set of stages left behind
     for name in os.listdir(out):

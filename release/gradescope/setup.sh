@@ -7,7 +7,7 @@
 #      (run_autograder); a CMake older than the kit needs is replaced by pip's;
 #   2. where no nvcc is found (PATH, /usr/local/cuda/bin, /usr/local/cuda-*/bin), the CUDA
 #      toolkit from NVIDIA's apt repository, the series the edition's reference stages were built
-#      with (edition.cmake): cuda-nvcc, cuda-cudart-dev, cuda-cccl, cuda-cuobjdump and
+#      with (its description, kit.json: reference_cuda): cuda-nvcc, cuda-cudart-dev, cuda-cccl, cuda-cuobjdump and
 #      cuda-sanitizer, e.g. cuda-nvcc-13-0;
 #   3. configures the edition in $AUTOGRADER_ROOT/grading/build, grading a copy of its labs
 #      ($AUTOGRADER_ROOT/grading/labs, which run_autograder refills for every submission), and
@@ -27,8 +27,8 @@ say() { printf 'setup.sh: %s\n' "$*"; }
 die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
 [ $# -eq 0 ] || die "takes no arguments (AUTOGRADER_ROOT and AUTOGRADER_CMAKE_ARGS are read from the environment)"
-[ -f "$edition/CMakeLists.txt" ] && [ -f "$edition/common/stages.def" ] && [ -d "$edition/labs" ] ||
-    die "$edition is not the kit's student edition (no CMakeLists.txt, common/stages.def or labs/): was autograder.zip made by the gradescope target?"
+[ -f "$edition/CMakeLists.txt" ] && [ -f "$edition/kit.json" ] && [ -d "$edition/labs" ] ||
+    die "$edition is not the kit's student edition (no CMakeLists.txt, kit.json or labs/): was autograder.zip made by the gradescope target?"
 
 # ---------------------------------------------------------------- 1. packages
 as_root=()
@@ -84,10 +84,12 @@ find_nvcc() {
     return 0
 }
 nvcc=$(find_nvcc)
-# The toolkit series the reference stages were built with: "13.0.88" -> 13.0
-reference_cuda=$(sed -n 's/^set(KIT_REFERENCE_CUDA_VERSION \([0-9]*\.[0-9]*\).*/\1/p' "$edition/edition.cmake" 2> /dev/null || true)
+# The toolkit series the reference stages were built with (kit.json's reference_cuda): "13.0.88" -> 13.0
+reference_cuda=$(python3 -c 'import json, re, sys
+m = re.match(r"^\d+\.\d+", str(json.load(open(sys.argv[1])).get("reference_cuda", "")))
+print(m.group(0) if m else "")' "$edition/kit.json" 2> /dev/null || true)
 if [ -z "$nvcc" ]; then
-    [ -n "$reference_cuda" ] || die "no nvcc found, and $edition/edition.cmake names no CUDA version to install"
+    [ -n "$reference_cuda" ] || die "no nvcc found, and $edition/kit.json names no CUDA version to install (reference_cuda)"
     # NVIDIA's apt repository (https://developer.nvidia.com/cuda-downloads, Linux, deb (network)).
     . /etc/os-release
     distro="${ID}${VERSION_ID//./}" # ubuntu2204, ubuntu2404, debian12

@@ -4,14 +4,18 @@ commands are read from the YAML, never copied.
 
   classroom_workflow.py --workflow grade.yml --edition EDITION --kit KIT --work WORK --stages 1,7
 
-First it checks the workflow's wiring against the kit: one grader step per stage of
-common/stages.def (id stageK, run only where the edition hands stage K out, grading stage K
-and reading its report, worth the points tests/grader/grading.conf gives a stage without a GPU), the
-reporter reading every one of them, and the job named as GitHub Classroom expects.
+The stages, their files, problems and points come from the edition's description, kit.json
+(common/kit_description.cmake), as the workflow itself reads them. First it checks the
+workflow's wiring against it: one grader step per stage of the kit (id stageK, run only where
+the edition hands stage K out, grading stage K and reading its report, its test name and
+max-score the edition step's nameK and pointsK), the reporter reading every one of them, and
+the job named as GitHub Classroom expects.
 
 Then it copies EDITION (a student edition) to WORK/workspace, keeps only the released stages
-among --stages (edition.cmake and labs/ cut down, to keep the test short) and runs the job's
-steps in order, twice:
+among --stages (edition.cmake, kit.json, by the edition's own generator, and labs/ cut down, to
+keep the test short) and runs the job's steps in order, twice; each time the edition step must
+name every kept stage with its title and problem and make it worth what kit.json says the CPU
+emulator can award (emulated_points.total: correctness and races, without speed):
   1. with the reference solutions (KIT/solutions) in labs/: every run step must succeed and
      every kept stage's grader must pass (all its points);
   2. with the first kept stage back to its unfilled skeleton: that stage's command must fail and
@@ -56,28 +60,32 @@ def say(text):
 
 
 # ---------------------------------------------------------------------------- the kit
-def kit_stages(kit):
-    stages = []
-    with open(os.path.join(kit, "common", "stages.def")) as f:
-        for line in f:
-            m = re.match(r"^KIT_STAGE\((\d+), *([A-Za-z0-9_]+), *([A-Za-z0-9_]+),", line)
-            if m:
-                stages.append((int(m.group(1)), m.group(2), m.group(3)))
-    return stages
+def read_description(path):
+    """A kit.json (common/kit_description.cmake says its fields)."""
+    try:
+        with open(path) as f:
+            kit = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Failure("cannot read the kit's description %s: %s" % (path, e))
+    if kit.get("format") != 1:
+        raise Failure("%s has format %r; this test reads format 1" % (path, kit.get("format")))
+    return kit
 
 
-def points_without_gpu(config_path, numbers):
-    """{k: correctness + sanitizer points} for the stages \p numbers, from grading.conf (speed needs a GPU)."""
-    base = {"correctness": 6.0, "sanitizer": 2.0}
-    per_stage = {}
-    with open(config_path) as f:
-        for line in f:
-            m = re.match(r"^\s*(?:stage(\d+)\.)?points\.(correctness|sanitizer)\s*=\s*([0-9.]+)", line)
-            if m and m.group(1):
-                per_stage.setdefault(int(m.group(1)), {})[m.group(2)] = float(m.group(3))
-            elif m:
-                base[m.group(2)] = float(m.group(3))
-    return {k: sum(dict(base, **per_stage.get(k, {})).values()) for k in numbers}
+def kit_stages(description):
+    """[(k, dir, name)] of every stage of the kit, released or not."""
+    return [(s["number"], s["dir"], s["name"]) for s in description["stages"]]
+
+
+def points_without_gpu(description):
+    """{k: the whole points GitHub Classroom gives stage k}: what the CPU emulator can award
+    (emulated_points.total: correctness and races, no speed), rounded as the workflow rounds it."""
+    return {s["number"]: int(float(s["emulated_points"]["total"]) + 0.5) for s in description["stages"]}
+
+
+def test_name_words(description):
+    """{k: (title, problem)}: what stage k's test name must say."""
+    return {s["number"]: (s["title"], s["problem"]) for s in description["stages"]}
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -114,7 +122,7 @@ def substitute(text, ctx):
 
 
 # ---------------------------------------------------------------------------- wiring
-def check_wiring(workflow, kit, config):
+def check_wiring(workflow, description):
     problems = []
     jobs = workflow.get("jobs") or {}
     if list(jobs) != [JOB]:
@@ -125,11 +133,10 @@ def check_wiring(workflow, kit, config):
     if not steps or not str(steps[0].get("uses", "")).startswith(CHECKOUT + "@"):
         problems.append("the first step must be %s" % CHECKOUT)
     by_id = {s.get("id"): s for s in steps if s.get("id")}
-    points = points_without_gpu(config, [k for k, _, _ in kit_stages(kit)])
     reporter = [s for s in steps if str(s.get("uses", "")).startswith(REPORTER + "@")]
     if len(reporter) != 1 or reporter[0] is not steps[-1]:
         problems.append("the last step, and only it, must be %s" % REPORTER)
-    for k, _, _ in kit_stages(kit):
+    for k, _, _ in kit_stages(description):
         sid = "stage%d" % k
         step = by_id.get(sid)
         if not step:
@@ -144,11 +151,13 @@ def check_wiring(workflow, kit, config):
         named = set(re.findall(r"stage(\d+)", command))
         if "check-stage%d" % k not in command or "results-stage%d.json" % k not in command or named != {str(k)}:
             problems.append("%s's command does not grade stage %d alone: %s" % (sid, k, command))
-        if float(w.get("max-score", -1)) != points[k]:
-            problems.append("%s's max-score is %s; without a GPU stage %d earns %g (tests/grader/grading.conf)"
-                            % (sid, w.get("max-score"), k, points[k]))
-        if not w.get("test-name") or not w.get("timeout"):
-            problems.append("%s needs a test-name and a timeout" % sid)
+        for key, output in (("max-score", "points"), ("test-name", "name")):
+            want = "${{steps.edition.outputs.%s%d}}" % (output, k)
+            if str(w.get(key, "")).replace(" ", "") != want:
+                problems.append("%s's %s is %r: it must be the edition step's %s%d, from kit.json (%s)"
+                                % (sid, key, w.get(key), output, k, want))
+        if not w.get("timeout"):
+            problems.append("%s needs a timeout" % sid)
         if reporter:
             env = reporter[0].get("env") or {}
             want = "${{ steps.%s.outputs.result }}" % sid
@@ -207,7 +216,8 @@ def run_captured(command, env, cwd, timeout, log_path):
 
 
 def run_job(workflow, workspace, logs, label):
-    """Runs the job's steps; returns {step id: grader result} and the reporter's totals."""
+    """Runs the job's steps; returns {step id: grader result}, the reporter's totals and the
+    outputs of the step with id edition."""
     job = workflow["jobs"][JOB]
     if "if" in job and not condition(job["if"], {"steps": {}}):
         raise Failure("the job would not run for a student's push (if: %s)" % job["if"])
@@ -290,7 +300,29 @@ def run_job(workflow, workspace, logs, label):
             ctx["steps"][sid] = {"outputs": read_pairs(output_file), "outcome": "success"}
         with open(path_file) as f:
             path_added = [line.strip() for line in f if line.strip()] + path_added
-    return graders, totals
+    return graders, totals, ctx["steps"].get("edition", {}).get("outputs", {})
+
+
+def check_edition_outputs(outputs, description, keep):
+    """The edition step's outputs: the kept stages, each named with its title and problem and
+    worth what kit.json says the emulator can award."""
+    bad = []
+    points, words = points_without_gpu(description), test_name_words(description)
+    if outputs.get("stages", "").split() != [str(k) for k in keep]:
+        bad.append("the edition step's stages are %r, expected %s" % (outputs.get("stages"), keep))
+    if outputs.get("runners") != ",".join("stage%d" % k for k in keep):
+        bad.append("the edition step's runners are %r" % outputs.get("runners"))
+    if not re.match(r"^\d+-\d+$", outputs.get("cuda", "")):
+        bad.append("the edition step's CUDA series is %r, not like 13-0" % outputs.get("cuda"))
+    for k in keep:
+        if outputs.get("points%d" % k) != str(points[k]):
+            bad.append("stage %d is worth %r points in the workflow; kit.json's emulated_points.total is %d"
+                       % (k, outputs.get("points%d" % k), points[k]))
+        name = outputs.get("name%d" % k, "")
+        title, problem = words[k]
+        if not name.startswith("stage %d: " % k) or title not in name or problem not in name:
+            bad.append("stage %d's test name %r does not say its title %r and problem %r" % (k, name, title, problem))
+    return bad
 
 
 # ---------------------------------------------------------------------------- main
@@ -305,7 +337,8 @@ def main():
     workflow = yaml.safe_load(text)
 
     say("== the workflow's wiring")
-    problems = check_wiring(workflow, kit, os.path.join(kit, "tests", "grader", "grading.conf"))
+    description = read_description(os.path.join(edition, "kit.json"))
+    problems = check_wiring(workflow, description)
     shipped = os.path.join(edition, ".github", "workflows", os.path.basename(args.workflow))
     if not os.path.exists(shipped):
         problems.append("the edition does not ship %s" % os.path.relpath(shipped, edition))
@@ -316,8 +349,9 @@ def main():
     say("   ok: one grader per stage, each run only where the edition hands it out, the reporter reads them all")
 
     say("== a copy of the edition, cut down to the stages %s" % args.stages)
-    if not os.path.exists(os.path.join(edition, "edition.cmake")):
-        raise Failure("%s is not a student edition (no edition.cmake)" % edition)
+    if not os.path.exists(os.path.join(edition, "edition.cmake")) or description.get("edition") != "student":
+        raise Failure("%s is not a student edition (no edition.cmake, or kit.json says %r)"
+                      % (edition, description.get("edition")))
     workspace = os.path.join(work, "workspace")
     logs = os.path.join(work, "logs")
     shutil.rmtree(work, ignore_errors=True)
@@ -326,7 +360,7 @@ def main():
     edition_file = os.path.join(workspace, "edition.cmake")
     with open(edition_file) as f:
         edition_text = f.read()
-    released = [int(k) for k in re.search(r"^set\(KIT_RELEASED_STAGES ([0-9 ]+)\)$", edition_text, re.M).group(1).split()]
+    released = [s["number"] for s in description["stages"] if s["released"]]
     wanted = {int(k) for k in args.stages.split(",") if k}
     keep = [k for k in released if k in wanted]
     if not keep:
@@ -334,16 +368,26 @@ def main():
     with open(edition_file, "w") as f:
         f.write(re.sub(r"^set\(KIT_RELEASED_STAGES [0-9 ]+\)$", "set(KIT_RELEASED_STAGES %s)" % " ".join(map(str, keep)),
                        edition_text, flags=re.M))
-    stages = [s for s in kit_stages(kit) if s[0] in keep]
-    for k, d, name in kit_stages(kit):
+    # and its description, which the workflow reads, by the edition's own generator
+    describe = subprocess.run(["cmake", "-DSOURCE=" + workspace, "-DOUTPUT=" + os.path.join(workspace, "kit.json"),
+                               "-DEDITION=student", "-DRELEASED=" + ",".join(map(str, keep)),
+                               "-P", os.path.join(workspace, "common", "kit_description.cmake")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if describe.returncode != 0:
+        raise Failure("the edition's generator cannot describe the cut-down edition:\n" + describe.stdout)
+    kept_description = read_description(os.path.join(workspace, "kit.json"))
+    if [s["number"] for s in kept_description["stages"] if s["released"]] != keep:
+        raise Failure("the cut-down edition's kit.json does not release stages %s" % keep)
+    stages = [s for s in kit_stages(description) if s[0] in keep]
+    for k, d, name in kit_stages(description):
         if k not in keep:
             shutil.rmtree(os.path.join(workspace, "labs", d), ignore_errors=True)
     say("   stages %s (released: %s)" % (" ".join(map(str, keep)), " ".join(map(str, released))))
-    points = points_without_gpu(os.path.join(kit, "tests", "grader", "grading.conf"), [k for k, _, _ in kit_stages(kit)])
+    points = points_without_gpu(kept_description)
 
-    def expect(graders, totals, failing):
-        bad = []
-        for k, d, name in kit_stages(kit):
+    def expect(graders, totals, outputs, failing):
+        bad = check_edition_outputs(outputs, kept_description, keep)
+        for k, d, name in kit_stages(description):
             sid = "stage%d" % k
             if k not in keep:
                 if sid in graders:
@@ -360,6 +404,16 @@ def main():
                     bad.append("stage %d's output does not say 'fill in the TODO' (%s)" % (k, log_path))
             elif verdict != "pass":
                 bad.append("stage %d should pass, not %s (%s)" % (k, verdict, log_path))
+            else:  # worth what the kit's own report awarded it here, not only what kit.json says
+                try:
+                    with open(os.path.join(workspace, "build", "grade", "results-stage%d.json" % k)) as f:
+                        tests = json.load(f)["tests"]
+                    awarded = sum(float(x["score"]) for x in tests if ": speedup" not in x["name"])
+                except (OSError, ValueError, KeyError) as e:
+                    awarded = "unreadable (%s)" % e
+                if awarded != points[k]:
+                    bad.append("stage %d is worth %d points in the workflow, but the kit's report gave it %s"
+                               % (k, points[k], awarded))
         want = sum(points[k] for k in keep if k != failing)
         if totals is None:
             bad.append("the reporter did not run")
@@ -372,16 +426,16 @@ def main():
     say("== 1. the reference solutions in labs/")
     for k, d, name in stages:
         shutil.copyfile(os.path.join(kit, "solutions", d, name + ".cu"), os.path.join(workspace, "labs", d, name + ".cu"))
-    graders, totals = run_job(workflow, workspace, logs, "reference")
-    expect(graders, totals, None)
+    graders, totals, outputs = run_job(workflow, workspace, logs, "reference")
+    expect(graders, totals, outputs, None)
     say("   ok: every stage passes, %g of %g points" % totals)
 
     unfilled = stages[0]
     say("== 2. stage %d unfilled (its skeleton back), the others the reference" % unfilled[0])
     shutil.copyfile(os.path.join(edition, "labs", unfilled[1], unfilled[2] + ".cu"),
                     os.path.join(workspace, "labs", unfilled[1], unfilled[2] + ".cu"))
-    graders, totals = run_job(workflow, workspace, logs, "unfilled")
-    expect(graders, totals, unfilled[0])
+    graders, totals, outputs = run_job(workflow, workspace, logs, "unfilled")
+    expect(graders, totals, outputs, unfilled[0])
     say("   ok: stage %d fails with the fill-in message, the others pass: %g of %g points" % ((unfilled[0],) + totals))
     return 0
 

@@ -64,8 +64,16 @@ mkdir -p "$root/source" "$root/submission" "$root/results"
 kit_edition="$root/source/reduction-lab-kit"
 [ -x "$root/source/run_autograder" ] && [ -x "$root/source/setup.sh" ] || fail "the scripts lost their executable bit when unpacked"
 
-# The stages kept: released and wanted, "K dir name" each.
-released=$(sed -n 's/^set(KIT_RELEASED_STAGES \(.*\))$/\1/p' "$kit_edition/edition.cmake")
+# The stages kept: released and wanted, "K dir name" each (the edition's description, kit.json).
+describe() { # FIELDS...: a line per stage of kit.json, its fields separated by spaces
+    python3 - "$kit_edition/kit.json" "$@" <<'EOF'
+import json, sys
+for s in json.load(open(sys.argv[1]))["stages"]:
+    print(" ".join(str(s[field]) for field in sys.argv[2:]))
+EOF
+}
+released=$(describe number released | sed -n 's/ True$//p' | tr '\n' ' ')
+released=${released% }
 keep=""
 for k in $released; do
     case ",$wanted," in *",$k,"*) keep="$keep $k" ;; esac
@@ -77,7 +85,7 @@ sed -i "s/^set(KIT_RELEASED_STAGES .*)$/set(KIT_RELEASED_STAGES $keep)/" "$kit_e
 # edition's own generator
 cmake "-DSOURCE=$kit_edition" "-DOUTPUT=$kit_edition/kit.json" -DEDITION=student "-DRELEASED=${keep// /,}" \
       -P "$kit_edition/common/kit_description.cmake" || fail "cannot describe the cut-down edition"
-stage_lines=$(sed -n 's/^KIT_STAGE(\([0-9]*\), *\([A-Za-z0-9_]*\), *\([A-Za-z0-9_]*\),.*/\1 \2 \3/p' "$kit/common/stages.def")
+stage_lines=$(describe number dir name)
 kept_lines=""
 while read -r k dir name; do
     [ -n "$k" ] || continue
@@ -131,11 +139,12 @@ expected = {}
 for line in sys.argv[2].strip().splitlines():
     k, verdict, *words = line.split(None, 2)
     expected[k] = (verdict, words[0] if words else "")
-stages_seen = {t["name"].split(":")[0].split()[-1] for t in tests}
+# each test named "stage K (problem): part" (run_autograder adds the problem from kit.json)
+stages_seen = {t["name"].split()[1].rstrip(":") for t in tests}
 if stages_seen != set(expected):
     bad.append("stages in results.json: %s, expected %s" % (sorted(stages_seen), sorted(expected)))
 for k, (verdict, words) in sorted(expected.items()):
-    mine = [t for t in tests if t["name"].startswith("stage %s:" % k)]
+    mine = [t for t in tests if t["name"].split()[1].rstrip(":") == k]
     if len(mine) != 3:
         bad.append("stage %s has %d tests, not 3" % (k, len(mine)))
         continue
@@ -229,7 +238,7 @@ r = json.load(open(sys.argv[1]))
 stages = sys.argv[2].split()
 bad = []
 for k in stages:
-    n = len([t for t in r["tests"] if t["name"].startswith("stage %s:" % k)])
+    n = len([t for t in r["tests"] if t["name"].split()[1].rstrip(":") == k])  # "stage K (problem): part"
     if n != 3:
         bad.append("stage %s has %d tests, not 3" % (k, n))
 if "Grading stopped after" not in r["output"]:
@@ -258,7 +267,7 @@ python3 - "$bare/results/results.json" "$keep" <<'EOF' || fail "no results.json 
 import json, sys
 r = json.load(open(sys.argv[1]))
 bad = []
-if sorted({t["name"].split(":")[0].split()[-1] for t in r["tests"]}) != sorted(sys.argv[2].split()):
+if sorted({t["name"].split()[1].rstrip(":") for t in r["tests"]}) != sorted(sys.argv[2].split()):
     bad.append("not every stage is in results.json")
 if r["score"] != 0 or "tell your instructor" not in r["output"]:
     bad.append("score %s, output %r" % (r["score"], r["output"][:200]))

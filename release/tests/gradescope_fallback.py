@@ -7,8 +7,9 @@ written by the kit's own generator (common/kit_description.cmake) for all 15 sta
 copy of tests/grader/grading.conf that gives stage 12 7 correctness points and stage 15 3 speedup
 points. Then:
   1. no build (setup.sh did not finish): grade() raises; results.json must still come, exit 0,
-     with every released stage's three parts (named as kit.json names them) at 0 of the
-     description's points, failed, each saying the autograder failed;
+     with every released stage's three parts (named as kit.json names them, with the stage's
+     problem: "stage 2 (int sum): correctness") at 0 of the description's points, failed, each
+     saying the autograder failed;
   2. the same with grade() replaced by one that raises KeyError (run_autograder imported as a
      module, main() called);
   3. a build's kit.json (setup.sh's configure: another grading.conf) is read before the edition's.
@@ -50,8 +51,9 @@ def check(results_path, description, released, words):
     bad = []
     want = []
     for s in description["stages"]:
-        if s["number"] in released:
-            want += [(p["name"], float(p["points"])) for p in s["parts"]]
+        if s["number"] in released:  # named with the stage's problem: "stage 2 (int sum): correctness"
+            want += [(p["name"].replace("stage %d:" % s["number"], "stage %d (%s):" % (s["number"], s["problem"]), 1),
+                      float(p["points"])) for p in s["parts"]]
     got = [(t.get("name"), float(t.get("max_score", -1))) for t in results.get("tests", [])]
     if got != want:
         bad.append("tests %s, expected %s" % (got, want))

@@ -4,15 +4,19 @@ one CSV table. tests/class/grade_class.py calls write_report() when the class is
 report again from the records a class left behind:
 
   tests/class/class_report.py BUILD_ROOT/results OUT.html OUT.csv [--title TITLE] [--failed-to-run FILE]
+                              [--kit KIT.json]
 
 It reads every *.json record in the folder (one per student, written by tests/class/grade_class.py; a file
 that cannot be read or is not a record is skipped with a warning) and writes OUT.html and OUT.csv,
 each atomically (a temporary file in the same folder, then os.replace). --failed-to-run names a JSON
-list of {"student", "task", "state", "reason"}: Slurm tasks that never wrote a record. Exit status
-0 when both files are written, 1 when they cannot be written, 2 for bad arguments.
+list of {"student", "task", "state", "reason"}: Slurm tasks that never wrote a record. --kit names
+the kit's description (kit.json, common/kit_description.cmake), for each stage's problem and the
+points of its parts; by default BUILD_ROOT/kit.json, which grade_class.py keeps there, where it
+exists (without one, the report shows neither). Exit status 0 when both files are written, 1 when
+they cannot be written, 2 for bad arguments.
 
 The page (self-contained: inline CSS, no script, no external file) has the counts, each stage's
-points histogram with its mean and median, the most common failure messages of each stage, the
+problem and points (the kit's description) and its points histogram with its mean and median, the most common failure messages of each stage, the
 speedups within the measurement's noise of the requirement, the submissions that were not graded,
 the Slurm tasks that failed to run, and a row per student. Student names, messages and notes come
 from submissions and are escaped wherever they are shown.
@@ -40,6 +44,10 @@ The CSV is one long table: every row has every column, and `section` says which 
                grader's benefit of the doubt) or fail
   notes        not-graded: the record's notes
   task, state, reason   failed-to-run: the Slurm task, its final state and why it failed
+  problem      stage-summary: the stage's problem in words ("int sum"), from the kit's description
+  correctness_points, speedup_points, sanitizer_points
+               stage-summary: what each part of the stage is worth (the kit's description, from
+               the grading configuration; without a GPU the speedup points cannot be earned)
 Cells that hold text from a submission and begin with = + - @ get a leading ' so that a spreadsheet
 shows them as text instead of running them as formulas.
 """
@@ -68,7 +76,7 @@ MESSAGE_SHOWN_CHARS = 320
 
 CSV_COLUMNS = ("section", "stage", "part", "outcome", "points", "max_points", "mean", "median", "students",
                "message", "examples", "student", "achieved", "required", "spread", "verdict", "notes",
-               "task", "state", "reason")
+               "task", "state", "reason", "problem", "correctness_points", "speedup_points", "sanitizer_points")
 
 
 # --------------------------------------------------------------------------------- small helpers
@@ -91,6 +99,27 @@ def points_of(record, stage):
 
 def is_graded(record):
     return record.get("outcome") == "graded"
+
+
+def described_stages(kit):
+    """{number: the stage's entry of the kit's description} (empty without one)."""
+    return {int(s["number"]): s for s in (kit or {}).get("stages", [])}
+
+
+def stage_heading(k, kit):
+    """"Stage 2: int sum" with the kit's description, "Stage 2" without."""
+    s = described_stages(kit).get(k)
+    return "Stage %d: %s" % (k, s["problem"]) if s else "Stage %d" % k
+
+
+def stage_worth(k, kit):
+    """"7 points for correctness, 2 for speed, 2 for races and memory errors" (the kit's description), or ""."""
+    s = described_stages(kit).get(k)
+    if not s:
+        return ""
+    p = s["points"]
+    return ("%s points for correctness, %s for speed, %s for races and memory errors"
+            % (number_text(p["correctness"]), number_text(p["speedup"]), number_text(p["sanitizer"])))
 
 
 def stages_of(records):
@@ -272,7 +301,7 @@ def _spreadsheet_safe(text):
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def render_csv(records, failed_to_run=()):
+def render_csv(records, failed_to_run=(), kit=None):
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -285,10 +314,16 @@ def render_csv(records, failed_to_run=()):
         for value, students in points_distribution(records, k).items():
             writer.writerow({"section": "points", "stage": k, "points": number_text(value),
                              "max_points": number_text(summary["max_points"]), "students": students})
-        writer.writerow({"section": "stage-summary", "stage": k, "students": summary["students"],
-                         "max_points": number_text(summary["max_points"]),
-                         "mean": "" if summary["mean"] is None else "%.2f" % summary["mean"],
-                         "median": number_text(summary["median"])})
+        row = {"section": "stage-summary", "stage": k, "students": summary["students"],
+               "max_points": number_text(summary["max_points"]),
+               "mean": "" if summary["mean"] is None else "%.2f" % summary["mean"],
+               "median": number_text(summary["median"])}
+        described = described_stages(kit).get(k)
+        if described:
+            row["problem"] = described["problem"]
+            for part in ("correctness", "speedup", "sanitizer"):
+                row[part + "_points"] = number_text(described["points"][part])
+        writer.writerow(row)
     for group in failure_groups(records):
         writer.writerow({"section": "failure", "stage": group["stage"], "part": group["part"],
                          "message": _spreadsheet_safe(group["message"]), "students": len(group["students"]),
@@ -384,7 +419,7 @@ def _verdict_tag(verdict):
     return '<span class="tag %s">%s</span>' % (kind, esc(verdict))
 
 
-def render_html(records, title, failed_to_run=()):
+def render_html(records, title, failed_to_run=(), kit=None):
     stages = stages_of(records)
     counts = counts_of(records, failed_to_run)
     finished = sorted(str(r["finished"]) for r in records if r.get("finished"))
@@ -426,7 +461,9 @@ def render_html(records, title, failed_to_run=()):
         for k in stages:
             distribution = points_distribution(records, k)
             summary = stage_summary(records, k)
-            parts.append('<div class="stage"><h3>Stage %d</h3>' % k)
+            parts.append('<div class="stage"><h3>%s</h3>' % esc(stage_heading(k, kit)))
+            if stage_worth(k, kit):
+                parts.append('<div class="stats">%s</div>' % esc(stage_worth(k, kit)))
             if not distribution:
                 parts.append('<p class="empty">no graded submission</p></div>')
                 continue
@@ -455,8 +492,8 @@ def render_html(records, title, failed_to_run=()):
         of_stage = [g for g in groups if g["stage"] == k]
         if not of_stage:
             continue
-        parts.append("<h3>Stage %d</h3><table><tr><th class=\"num\">students</th><th>part</th><th>message</th>"
-                     "<th>for example</th></tr>" % k)
+        parts.append("<h3>%s</h3><table><tr><th class=\"num\">students</th><th>part</th><th>message</th>"
+                     "<th>for example</th></tr>" % esc(stage_heading(k, kit)))
         for group in of_stage[:FAILURES_SHOWN_PER_STAGE]:
             parts.append('<tr><td class="num">%d</td><td>%s</td>%s<td>%s</td></tr>'
                          % (len(group["students"]), esc(group["part"]), _message_cell(group["message"]),
@@ -557,14 +594,15 @@ def write_atomically(path, text):
         raise
 
 
-def write_report(records, html_path, csv_path, title, failed_to_run=()):
+def write_report(records, html_path, csv_path, title, failed_to_run=(), kit=None):
     """Writes the class report: the page to HTML_PATH, the table to CSV_PATH (each atomically).
     records: the students' records (tests/class/grade_class.py); failed_to_run: [{student, task, state,
-    reason}] of the Slurm tasks that wrote none. Both are rendered before either file is written."""
+    reason}] of the Slurm tasks that wrote none; kit: the kit's description (kit.json), for each
+    stage's problem and points, or None. Both are rendered before either file is written."""
     records = list(records)
     failed_to_run = list(failed_to_run or ())
-    page = render_html(records, title, failed_to_run)
-    table = render_csv(records, failed_to_run)
+    page = render_html(records, title, failed_to_run, kit)
+    table = render_csv(records, failed_to_run, kit)
     write_atomically(html_path, page)
     write_atomically(csv_path, table)
 
@@ -604,6 +642,9 @@ def main(argv=None):
     parser.add_argument("--title", default="Class report", help="the page's title")
     parser.add_argument("--failed-to-run", metavar="FILE",
                         help="a JSON list of {student, task, state, reason}: tasks that wrote no record")
+    parser.add_argument("--kit", metavar="KIT.json",
+                        help="the kit's description, for each stage's problem and points (default: the "
+                             "kit.json beside the folder of records, where grade_class.py keeps it)")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.results):
         parser.error("%s is not a folder of records" % args.results)
@@ -616,9 +657,19 @@ def main(argv=None):
             parser.error("--failed-to-run: cannot read %s: %s" % (args.failed_to_run, e))
         if not isinstance(failed_to_run, list) or not all(isinstance(f, dict) for f in failed_to_run):
             parser.error("--failed-to-run: %s is not a list of {student, task, state, reason}" % args.failed_to_run)
+    kit = None
+    kit_path = args.kit or os.path.join(os.path.dirname(os.path.abspath(args.results)), "kit.json")
+    if args.kit or os.path.exists(kit_path):
+        try:
+            with open(kit_path, encoding="utf-8") as f:
+                kit = json.load(f)
+        except (OSError, ValueError) as e:
+            parser.error("--kit: cannot read %s: %s" % (kit_path, e))
+        if not isinstance(kit, dict) or kit.get("format") != 1:
+            parser.error("--kit: %s is not a kit description of format 1" % kit_path)
     records = read_records(args.results)
     try:
-        write_report(records, args.html, args.csv, args.title, failed_to_run)
+        write_report(records, args.html, args.csv, args.title, failed_to_run, kit)
     except OSError as e:
         print("class_report.py: cannot write the report: %s" % e, file=sys.stderr)
         return 1

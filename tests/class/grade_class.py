@@ -31,6 +31,12 @@ Usage:
 
 Extra CMake options (e.g. -DKIT_REQUIRE_GPU=ON, -DKIT_GRADING_CONFIG=...) go in KIT_CMAKE_ARGS.
 
+The stages, their files, problems and points come from the kit's description, kit.json, written
+by the kit's own generator (common/kit_description.cmake, cmake -P) with the grading
+configuration the class is graded with (KIT_CMAKE_ARGS' -DKIT_GRADING_CONFIG, else the kit's),
+as each submission's build writes it; it is kept as BUILD_ROOT/kit.json, which the class report
+reads for each stage's problem and points.
+
 A stage file that is missing, is not a regular file or does not compile is graded as the kit's
 unfilled skeleton (it then scores 0) and the row's notes say so: one broken file costs one
 stage, and one broken submission never stops the class. Each student's result is written,
@@ -80,15 +86,50 @@ def fail_usage(message):
 
 
 # ------------------------------------------------------------------------------------ the stages
-def read_stages():
-    """common/stages.def's rows as {number: "dir/name.cu"}: the file a student fills for each stage."""
-    stages = {}
-    with open(os.path.join(KIT, "common", "stages.def"), encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^KIT_STAGE\((\d+),\s*(\w+),\s*(\w+),", line)
-            if m:
-                stages[int(m.group(1))] = "%s/%s.cu" % (m.group(2), m.group(3))
-    return stages
+def grading_config(cmake_args):
+    """The grading configuration the class's builds grade with: KIT_CMAKE_ARGS'
+    -DKIT_GRADING_CONFIG (relative to here, as cmake reads it), or None for the kit's own."""
+    config = None
+    for arg in cmake_args:
+        m = re.match(r"^-DKIT_GRADING_CONFIG(?::[A-Za-z]+)?=(.*)$", arg)
+        if m:
+            config = m.group(1)
+    return os.path.abspath(config) if config else None
+
+
+def read_description(path):
+    """A kit.json (common/kit_description.cmake says its fields)."""
+    with open(path, encoding="utf-8") as f:
+        kit = json.load(f)
+    if kit.get("format") != 1:
+        raise SystemExit("grade_class.py: %s has format %r; this grade_class.py reads format 1" % (path, kit.get("format")))
+    return kit
+
+
+def describe_kit(cmake_args):
+    """The kit's description, kit.json, as a build of the kit with these CMake options writes it:
+    by the kit's own generator (cmake -P common/kit_description.cmake, under a second), with the
+    points of the grading configuration the class is graded with."""
+    with tempfile.TemporaryDirectory(prefix="grade_class.") as folder:
+        path = os.path.join(folder, "kit.json")
+        command = ["cmake", "-DSOURCE=" + KIT, "-DOUTPUT=" + path]
+        config = grading_config(cmake_args)
+        if config:
+            command.append("-DGRADING_CONFIG=" + config)
+        command += ["-P", os.path.join(KIT, "common", "kit_description.cmake")]
+        try:
+            run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        except OSError as e:
+            raise SystemExit("grade_class.py: cannot run cmake, which builds the kit: %s" % e)
+        if run.returncode != 0:
+            raise SystemExit("grade_class.py: the kit's description (common/kit_description.cmake) cannot be "
+                             "written:\n" + run.stdout.strip())
+        return read_description(path)
+
+
+def read_stages(kit):
+    """{number: "dir/name.cu"}: the file a student fills for each stage, from the kit's description."""
+    return {int(s["number"]): s["file"] for s in kit["stages"]}
 
 
 def parse_stage_list(text, known):
@@ -102,7 +143,7 @@ def parse_stage_list(text, known):
             fail_usage("--stages: the range %s runs backwards (%d-%d?)" % (item, high, low))
         for k in range(low, high + 1):
             if k not in known:
-                fail_usage("--stages: there is no stage %d (common/stages.def has %d-%d)" % (k, min(known), max(known)))
+                fail_usage("--stages: there is no stage %d (the kit has %d-%d)" % (k, min(known), max(known)))
             numbers.add(k)
     if not numbers:
         fail_usage("--stages is empty: name at least one stage")
@@ -696,7 +737,7 @@ def write_outputs(settings, records, failed_to_run=(), reasons=None):
     stem = os.path.splitext(settings["csv"])[0]
     class_report.write_report(sorted(records.values(), key=lambda r: r["student"]), stem + "-report.html",
                               stem + "-report.csv", "Class grades: %s" % settings["submissions"],
-                              failed_to_run=list(failed_to_run))
+                              failed_to_run=list(failed_to_run), kit=settings.get("kit"))
     return stem + "-report.html"
 
 
@@ -932,8 +973,9 @@ def run_task(manifest_path, index):
     settings.update({"ccache": shutil.which("ccache"), "cpus": cpus, "build_jobs": cpus, "grade_jobs": cpus, "gpus": gpus,
                      "gpu_label": ",".join(gpus) if gpus else "emulator",
                      "slurm_task": "%s_%s" % (os.environ.get("SLURM_ARRAY_JOB_ID", "?"), index)})
-    settings["stage_files"] = {k: v for k, v in read_stages().items()}
-    settings["stage_files"] = {k: settings["stage_files"][k] for k in settings["stages"]}
+    # the description main() kept in the build root (the same options, so the same stages)
+    all_stages = read_stages(read_description(os.path.join(settings["build_root"], "kit.json")))
+    settings["stage_files"] = {k: all_stages[k] for k in settings["stages"]}
     settings["skeletons"] = {name: committed_skeleton(name) for name in settings["stage_files"].values()}
     children = Children()
     signal.signal(signal.SIGTERM, lambda *a: children.stop_all())  # scancel, the job's time limit
@@ -998,10 +1040,13 @@ def main(argv):
         fail_usage("--attach waits for the job array already submitted: it takes neither --slurm, --fresh nor --no-wait")
     if args.no_wait and not args.slurm:
         fail_usage("--no-wait goes with --slurm (it submits the job array and returns)")
-    all_stages = read_stages()
+    cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
+    kit = describe_kit(cmake_args)
+    all_stages = read_stages(kit)
     stages = parse_stage_list(args.stages, all_stages) if args.stages else sorted(all_stages)
     build_root = os.path.abspath(args.build_root)
     os.makedirs(os.path.join(build_root, "results"), exist_ok=True)
+    write_atomically(os.path.join(build_root, "kit.json"), json.dumps(kit, indent=1, sort_keys=True) + "\n")
     csv_path = os.path.abspath(args.csv)
     if not os.path.isdir(os.path.dirname(csv_path)):
         fail_usage("the folder of %s does not exist" % args.csv)
@@ -1026,7 +1071,6 @@ def main(argv):
             fail_usage("--gpus %s: nvidia-smi lists %s here" % (
                 args.gpus, "GPU(s) " + ",".join(listed) if listed else "no GPU (grade on the CPU emulator: --gpus none)"))
     cpus = args.cpus or cpu_count()
-    cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
     # On GPUs: each GPU runs one submission's GPU tests while two more build or run their
     # emulated tests on the CPU, the cores shared out evenly among those 3 x GPUs jobs. On the
     # emulator: a submission per core.
@@ -1044,7 +1088,7 @@ def main(argv):
                 "kit_fingerprint": kit_fingerprint(options_text), "keep_builds": args.keep_builds,
                 "gpus": gpus, "cpus": cpus, "build_jobs": build_jobs, "grade_jobs": grade_jobs, "lanes": lanes,
                 "gpu_label": "emulator", "gres": args.gres, "cpus_per_task": args.cpus_per_task,
-                "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache")}
+                "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache"), "kit": kit}
     if not settings["ccache"]:
         print("ccache is not installed: each submission compiles the whole kit; with it they share all but "
               "their own stage files (about 4x faster builds): sudo apt-get install ccache")
