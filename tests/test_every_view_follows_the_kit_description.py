@@ -19,8 +19,9 @@ view, and stage 2 must show the problem and points of that description:
                  file; the class report (class_report.py, HTML and CSV): "Stage 2: int max",
                  7 points for correctness
   docs           docs/tools/docs_assets.py's \\grading_stage2 (docs/stages/stage2.md shows it)
-and the old problem and points must be gone from stage 2's place in each. The terminal and the
-JSON record (tests/grader/report.c) name no stage's problem: they show its points only.
+and the old problem and points must be gone from stage 2's place in each. The terminal table
+shows points only; the JSON record names each stage's problem from the grader's compiled stage
+table (made from the same stages.def at build time), checked against kit.json for the kit's own.
 No build of the kit, no grading: a few seconds.
 """
 import argparse
@@ -107,6 +108,15 @@ def views(args, modules, work, label, source):
         grade = json.load(f)
     s2 = [s for s in grade["stages"] if s["stage"] == 2][0]
     shown["JSON"] = {"points": (s2["points"]["correctness"]["max_score"], s2["max_score"], s2["reachable"])}
+    # The record names each stage's problem from the grader's compiled stage table, which the
+    # build makes from the same stages.def as kit.json: equal for the kit's own description (the
+    # changed copy would need the grader rebuilt from it).
+    if label == "before":
+        kit_problems = {s["number"]: s["problem"] for s in kit["stages"]}
+        for s in grade["stages"]:
+            check(s.get("problem") == kit_problems.get(s["stage"]),
+                  "grade.json names stage %d's problem %r, kit.json %r" % (s["stage"], s.get("problem"),
+                                                                           kit_problems.get(s["stage"])))
 
     # Gradescope: run_autograder's results, from the kit's report and from its fallback
     root = os.path.join(out, "gradescope")

@@ -505,10 +505,10 @@ void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, cons
         correctness_cell(cells[0], sizeof cells[0], g);
         speedup_cell(cells[1], sizeof cells[1], g);
         sanitizer_cell(cells[2], sizeof cells[2], g);
-        fprintf(out, "    {\"stage\": %d, \"score\": %g, \"max_score\": %g, \"reachable\": %g, \"passed\": %s, "
-                     "\"not_graded\": %s,\n",
-                g->stage, g->score, g->max_score, g->reachable, g->passed ? "true" : "false",
-                not_graded(g) ? "true" : "false");
+        fprintf(out, "    {\"stage\": %d, \"problem\": ", g->stage);
+        json_string(out, kit_problem_name(kit_grade_problem(g->stage))); /* stages.def, as kit.json's */
+        fprintf(out, ", \"score\": %g, \"max_score\": %g, \"reachable\": %g, \"passed\": %s, \"not_graded\": %s,\n",
+                g->score, g->max_score, g->reachable, g->passed ? "true" : "false", not_graded(g) ? "true" : "false");
         fprintf(out, "     \"correctness_from\": \"%s\", \"races_from\": \"%s\", \"emulator_not_built\": %s, "
                      "\"load_rule_missing\": %s,\n     \"advice\": ",
                 g->emulated_correctness ? "emulator" : "gpu", g->emulated_races ? "emulator" : "compute-sanitizer",
