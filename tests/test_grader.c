@@ -634,6 +634,9 @@ static void put(int stage, kit_part part, kit_outcome outcome, const char *messa
         r.required = 1.66;
         r.reference = 2.08;
         r.spread = 0.012;
+        r.student_ms = 0.1;
+        r.reference_ms = 0.08;
+        r.bytes = 268435456; /* 2^26 ints */
         snprintf(r.gpu, sizeof r.gpu, "NVIDIA H200");
     }
     ck_assert(kit_result_write(dir, stage, part, &r));
@@ -654,6 +657,7 @@ START_TEST(result_files_round_trip)
     ck_assert_int_eq(r.outcome, KIT_OUTCOME_PASS);
     ck_assert_str_eq(r.message, "line one line two");
     ck_assert(r.achieved == 2.07 && r.required == 1.66);
+    ck_assert(r.student_ms == 0.1 && r.reference_ms == 0.08 && r.bytes == 268435456);
     ck_assert_str_eq(r.gpu, "NVIDIA H200");
     kit_result_read(dir, 4, KIT_PART_SPEEDUP, &r);
     ck_assert_int_eq(r.outcome, KIT_OUTCOME_MISSING);
@@ -707,10 +711,14 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     kit_report_record(f, g, 5, "Grade report for labs");
     fclose(f);
     ck_assert_msg(strstr(text, "\"graded_on\": \"NVIDIA H200\"") && strstr(text, "\"score\": 18,\n  \"max_score\": 50") &&
-                      strstr(text, "{\"stage\": 3, \"score\": 8, \"max_score\": 10, \"reachable\": 10, \"passed\": false") &&
+                      strstr(text, "{\"stage\": 3, \"problem\": \"int sum\", \"score\": 8, \"max_score\": 10, "
+                                   "\"reachable\": 10, \"passed\": false") &&
                       strstr(text, "\"racecheck\": {\"outcome\": \"fail\", \"message\": \"hazard\"") &&
                       strstr(text, "\"speedup\": {\"outcome\": \"pass\", \"message\": \"ok\", \"device\": \"NVIDIA H200\", "
                                    "\"achieved\": 2.07, \"required\": 1.66") &&
+                      /* GB/s for the leaderboards: 2^26 ints in 0.1 ms, the reference in 0.08 ms */
+                      strstr(text, "\"student_ms\": 0.1, \"reference_ms\": 0.08, \"gbps\": 2684.35, "
+                                   "\"reference_gbps\": 3355.44") &&
                       strstr(text, "\"sanitizer\": {\"score\": 0, \"max_score\": 2, \"status\": \"fail\", "
                                    "\"cell\": \"FAIL: racecheck\", \"message\": \"hazard\"}"),
                   "%s", text);

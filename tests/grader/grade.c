@@ -760,6 +760,9 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
         result->required = s.required;
         result->reference = s.reference;
         result->spread = s.spread;
+        result->student_ms = s.student_ms;
+        result->reference_ms = s.reference_ms;
+        result->bytes = (double)n * (double)kit_in_words(kit_grade_problem(args.stage)) * sizeof(int);
         const int baseline = kit_grade_baseline(args.stage);
         char rule[200], measured[200];
         if (config.min_speedup[args.stage] >= config.speedup_fraction * s.reference)

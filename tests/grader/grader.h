@@ -232,6 +232,8 @@ typedef struct kit_result {
     int not_built;                 /**< the CPU emulator's compiler could not build a file nvcc built: where a
                                         GPU graded the stage, its grade stands alone (kit_grade_stage()) */
     unsigned long long timed_seed; /**< speedup only: the input's seed */
+    double student_ms, reference_ms; /**< speedup only: the medians timed, in ms (0 when not timed) */
+    double bytes;                  /**< speedup only: the input's bytes at the timed n, what GB/s divides */
     char gpu[256];
 } kit_result;
 
@@ -310,8 +312,10 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
  * The grade record, grade.json: every stage's points (each part's score, maximum and the
  * report's words for it), where correctness and races were decided (GPU or emulator), and the
  * record of every part that ran (outcome, message, device, the speed case's numbers and what
- * was timed). The table, results.json and the class report are views of the same grades; the
- * class tools read this file, never the table's text.
+ * was timed: the speedups, and the medians in ms with the GB/s they give, student_ms,
+ * reference_ms, gbps and reference_gbps, which the leaderboards rank). The table, results.json
+ * and the class report are views of the same grades; the class tools read this file, never the
+ * table's text.
  */
 void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title);
 /** "Changed since the last grade": each stage whose points or a part's outcome differ between

@@ -441,6 +441,13 @@ static void json_part(FILE *out, kit_part part, const kit_result *r, int *first)
     if (r->timed_n > 0)
         fprintf(out, ", \"timed\": {\"n\": %zu, \"threads\": %u, \"seed\": %llu}", r->timed_n, r->timed_threads,
                 r->timed_seed);
+    if (r->student_ms > 0 && r->bytes > 0) { /* what the leaderboards rank: the input's bytes over the median time */
+        json_number_field(out, "student_ms", r->student_ms);
+        json_number_field(out, "reference_ms", r->reference_ms);
+        json_number_field(out, "gbps", r->bytes / r->student_ms / 1e6);
+        if (r->reference_ms > 0)
+            json_number_field(out, "reference_gbps", r->bytes / r->reference_ms / 1e6);
+    }
     if (r->not_built)
         fprintf(out, ", \"not_built\": true");
     fputc('}', out);

@@ -3,7 +3,8 @@
  * \brief Result files: how each grading test tells the report what it found (no CUDA here).
  *
  * One file per stage and part, DIR/stageK.PART, of `key=value` lines: status (pass, fail,
- * skip), message, and for the speedup case achieved, required, reference and spread. Only
+ * skip), message, and for the speedup case achieved, required, reference and spread (and the
+ * medians timed and the input's bytes, for GB/s). Only
  * kit_grade writes them (its parts, and its sanitize and races subcommands); grade_report
  * reads them into the grade record, grade.json (report.c), which every view comes from. Files
  * are written to a temporary name and renamed, so the report never reads half a file.
@@ -52,6 +53,8 @@ int kit_result_write(const char *dir, int stage, kit_part part, const kit_result
         fprintf(f, "not_built=1\n");
     if (part == KIT_PART_SPEEDUP && r->timed_n > 0)
         fprintf(f, "timed_n=%zu\ntimed_threads=%u\ntimed_seed=%llu\n", r->timed_n, r->timed_threads, r->timed_seed);
+    if (part == KIT_PART_SPEEDUP && r->student_ms > 0) /* the times themselves: GB/s for the leaderboards */
+        fprintf(f, "student_ms=%.6f\nreference_ms=%.6f\nbytes=%.0f\n", r->student_ms, r->reference_ms, r->bytes);
     if (r->gpu[0])
         write_line(f, "gpu", r->gpu);
     int ok = fclose(f) == 0;
@@ -97,6 +100,12 @@ void kit_result_read(const char *dir, int stage, kit_part part, kit_result *r)
             r->timed_threads = (unsigned)strtoul(value, NULL, 10);
         } else if (strcmp(line, "timed_seed") == 0) {
             r->timed_seed = strtoull(value, NULL, 10);
+        } else if (strcmp(line, "student_ms") == 0) {
+            r->student_ms = atof(value);
+        } else if (strcmp(line, "reference_ms") == 0) {
+            r->reference_ms = atof(value);
+        } else if (strcmp(line, "bytes") == 0) {
+            r->bytes = atof(value);
         }
     }
     fclose(f);
