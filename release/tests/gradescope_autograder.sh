@@ -249,6 +249,14 @@ print("   %g of %g points; %s" % (r["score"], sum(t["max_score"] for t in r["tes
 sys.exit(1 if bad else 0)
 EOF
 
+# The partial report is the edition's: no row for a stage it does not hand out.
+every_stage=$(python3 -c 'import json, sys; print(" ".join(str(s["number"]) for s in json.load(open(sys.argv[1]))["stages"]))' \
+              "$edition/kit.json") || fail "cannot read $edition/kit.json"
+for k in $every_stage; do
+    case " $keep " in *" $k "*) continue ;; esac
+    ! grep -Eq "^$k +not run" "$work/short.log" || fail "the partial report lists stage $k, which the edition does not have"
+done
+
 echo "== 4. results.json cannot be written"
 rm -rf "$root/results" && echo "not a folder" > "$root/results"
 rm -rf "${root:?}/submission" && mkdir -p "$root/submission"
