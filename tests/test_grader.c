@@ -751,6 +751,22 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
                   "%s", text);
     free(text);
 
+    /* A race the emulator's thread orders found (no ThreadSanitizer report, so no two lines to
+     * look between): the hint says the answer changed with the order and names emu_check. */
+    kit_stage_grade by_order = g[2];
+    by_order.emulated_races = 1;
+    by_order.parts[KIT_PART_EMULATED_RACES].outcome = KIT_OUTCOME_FAIL;
+    snprintf(by_order.parts[KIT_PART_EMULATED_RACES].message, sizeof by_order.parts[KIT_PART_EMULATED_RACES].message,
+             "stage 3 (labs), n = 1000, 64 threads: the result depends on the order of the threads: forward sum 1, "
+             "reverse sum 2");
+    f = open_memstream(&text, &size);
+    kit_report_feedback(f, &by_order, 1, "alice");
+    fclose(f);
+    ck_assert_msg(strstr(text, "What to try: The answer changed with the order the threads or blocks ran in.") &&
+                      strstr(text, "`./build/emu/tests/emu_check --impl labs --stage 3`") && !strstr(text, "Look between"),
+                  "%s", text);
+    free(text);
+
     f = open_memstream(&text, &size);
     kit_report_csv_header(f);
     kit_report_csv_row(f, "alice", g, 5);

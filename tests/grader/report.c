@@ -590,16 +590,25 @@ static const char *what_to_try(const kit_stage_grade *g, int category)
     if (category == 0)
         return g->emulated_correctness
                    ? "Run the failing case alone on the CPU emulator, `./build/reduce_ladder --stage K --impl labs` "
-                     "with the n and block size the message names, and read the stage page's pitfalls."
+                     "with the n and block size the message names (from the kit's folder), and draw what every "
+                     "thread did: add `--picture lab.html` and open it in a browser. The stage page's pitfalls "
+                     "say what goes wrong most often."
                    : "Run the failing case alone, `./build/reduce_ladder --stage K --impl labs` with the n and "
-                     "block size the message names, and read the stage page's pitfalls.";
+                     "block size the message names (from the kit's folder), and read the stage page's pitfalls.";
     if (category == 1)
         return "Compare your stage with the reference at the same n: `./build/reduce_ladder --stage K` prints "
                "both rows. The stage page says what this stage removes and how fast it should be.";
+    if (g->emulated_races && strstr(g->parts[KIT_PART_EMULATED_RACES].message, "depends on the order of the threads"))
+        /* found by the thread orders, not by ThreadSanitizer: no two lines to name */
+        return "The answer changed with the order the threads or blocks ran in. Within a block, look for a "
+               "missing __syncthreads() (or __syncwarp() inside a warp); between blocks, a block may read what "
+               "another wrote only after an atomic tells it that the write is done, and only if the writer fenced "
+               "its write before that atomic (blocks run in no order). `./build/emu/tests/emu_check --impl labs "
+               "--stage K` (from the kit's folder) runs the orders alone; their output is in build/grade/logs/.";
     return g->emulated_races
                ? "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside "
-                 "a warp); `./build/emu/tests/emu_race_check --impl labs --stage K --one-order` runs the race check "
-                 "alone, and ThreadSanitizer's whole output is in build/grade/logs/."
+                 "a warp); `./build/emu/tests/emu_race_check --impl labs --stage K --one-order` (from the kit's "
+                 "folder) runs the race check alone, and ThreadSanitizer's whole output is in build/grade/logs/."
                : "Look between the two lines the message names for a missing __syncthreads() (or __syncwarp() inside "
                  "a warp); compute-sanitizer's whole output is in build/grade/logs/.";
 }
