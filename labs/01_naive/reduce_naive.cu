@@ -19,8 +19,9 @@
  * counters on each GPU the kit was run on.
  *
  * Block sizes: any power of two from 64 to 1024.
- * Run:  ./build/reduce_ladder --stage 1            (the reference solution)
- *       ./build/reduce_ladder --stage 1 --impl labs (your version)
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 1            (the reference solution)
+ *                              ./build/reduce_ladder --stage 1 --impl labs (your version)
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab1.html
  */
 #include "stage.h"
 

@@ -19,7 +19,8 @@
  * counters on each GPU the kit was run on.
  *
  * Block sizes: any power of two from 64 to 1024.
- * Run:  ./build/reduce_ladder --stage 2 [--impl labs]
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 2 --impl labs
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab2.html
  */
 #include "stage.h"
 

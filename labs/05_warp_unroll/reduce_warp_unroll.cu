@@ -25,7 +25,8 @@
  * counters on each GPU the kit was run on.
  *
  * Block sizes: any power of two from 64 to 1024 (the warp step reads sdata[tid + 32]).
- * Run:  ./build/reduce_ladder --stage 5 [--impl labs]
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 5 --impl labs
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab5.html
  */
 #include "stage.h"
 

@@ -21,7 +21,8 @@
  * counters on each GPU the kit was run on.
  *
  * Block sizes: 64, 128, 256, 512 or 1024 (one instantiation each).
- * Run:  ./build/reduce_ladder --stage 6 [--impl labs]
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 6 --impl labs
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab6.html
  */
 #include "stage.h"
 

@@ -53,7 +53,8 @@
  * for 2^24 random floats in [0, 1), and 1 + 2 + ... + 10000 comes out as 50005000 exactly.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 9 [--impl labs]   Grade: cmake --build build --target check-stage9
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 9 --impl labs   Grade: cmake --build build --target check-stage9
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab9.html
  */
 #include <cuda_runtime.h>
 

@@ -44,7 +44,8 @@
  * sectors. The grid: 4 matrices a thread or more (144 bytes), at most one wave of blocks.
  *
  * Block sizes: 64, 128, 256, 512 or 1024.
- * Run:  ./build/reduce_ladder --stage 13 [--impl labs]   Grade: cmake --build build --target check-stage13
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 13 --impl labs   Grade: cmake --build build --target check-stage13
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab13.html
  */
 #include <climits>
 #include <cuda_runtime.h>

@@ -33,7 +33,8 @@
  * in the kernel instead.
  *
  * Block sizes: 64, 128, 256, 512 or 1024.
- * Run:  ./build/reduce_ladder --stage 14 [--impl labs]   Grade: cmake --build build --target check-stage14
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 14 --impl labs   Grade: cmake --build build --target check-stage14
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab14.html
  */
 #include <climits>
 #include <cuda_runtime.h>

@@ -45,7 +45,8 @@
  * (tests/grader/grading.conf, stage15.max_sectors_per_request); any coalesced width passes.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 15 [--impl labs]   Grade: cmake --build build --target check-stage15
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 15 --impl labs   Grade: cmake --build build --target check-stage15
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab15.html
  */
 #include <climits>
 #include <cuda_runtime.h>

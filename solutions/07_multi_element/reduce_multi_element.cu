@@ -21,7 +21,8 @@
  * in the docs give its speed and hardware counters on each GPU the kit was run on.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 7 [--impl labs]
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 7 --impl labs
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab7.html
  */
 #include <cuda_runtime.h>
 

@@ -32,7 +32,8 @@
  * (reduce_ladder --sweep), and the launch latency that sets its floor.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 8 [--impl labs]   or   ./build/reduce_ladder --sweep [--impl labs]
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 8 --impl labs   or   ./build/reduce_ladder --sweep --impl labs
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab8.html
  */
 #include <cuda_runtime.h>
 

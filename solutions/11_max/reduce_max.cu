@@ -17,7 +17,8 @@
  * passes): 0.096 ms, where stage 7 sums the same ints in 0.096 ms.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 11 [--impl labs]   Grade: cmake --build build --target check-stage11
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 11 --impl labs   Grade: cmake --build build --target check-stage11
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab11.html
  */
 #include <climits>
 #include <cuda_runtime.h>

@@ -47,7 +47,8 @@
  * the same ints in 0.096 ms (in two passes) and stage 10 finds their minimum in 0.096 ms.
  *
  * Block sizes: 64, 128, 256, 512 or 1024. Inputs must be 16-byte aligned (the harness's are).
- * Run:  ./build/reduce_ladder --stage 12 [--impl labs]   Grade: cmake --build build --target check-stage12
+ * Run, from the kit's folder:  ./build/reduce_ladder --stage 12 --impl labs   Grade: cmake --build build --target check-stage12
+ * Draw what every thread of your kernel did (no GPU needed): add --picture lab12.html
  */
 #include <climits>
 #include <cuda_runtime.h>
