@@ -7,7 +7,8 @@
 #    sandbox) and, where this tree builds its documentation (Doxyfile), doxygen, graphviz and
 #    python3 (and python3-yaml, for the test of the GitHub Classroom workflow; python3-nbclient and
 #    python3-ipykernel, for the test of the Colab notebook; ccache, with which the submissions of a
-#    class graded by tests/grade_class.py share their compiled objects);
+#    class graded by tests/grade_class.py share their compiled objects; pipx, and with it compare50
+#    from PyPI, which tests/class/grade_class.py --similarity compares a class's files with);
 # 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin;
 # 3. configures build/ (cmake -S . -B build CMAKE_OPTION...), builds it and runs
 #    ./build/reduce_ladder: on your GPU, or on the kit's CPU emulator where there is none.
@@ -35,7 +36,8 @@ packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-de
                                python3-yaml               # the kit's test of the Classroom workflow
                                python3-selenium chromium chromium-driver # the trace picture's browser test
                                python3-nbclient python3-ipykernel # the kit's test of the Colab notebook
-                               ccache)                    # tests/grade_class.py: submissions share compiled objects
+                               ccache                     # tests/grade_class.py: submissions share compiled objects
+                               pipx)                      # compare50 (below): grade_class.py --similarity
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
     die "this script installs with apt-get (Debian, Ubuntu). Elsewhere install the equivalents of:
   ${packages[*]}
@@ -61,6 +63,17 @@ then run ./setup.sh again."
        ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
            "${missing[@]}" > /dev/null; then
         die "apt-get could not install ${missing[*]} (its message is above)"
+    fi
+fi
+
+# compare50 is on PyPI only; pipx keeps it in an environment of its own (Debian's Python refuses
+# pip installs outside one) and puts the command in ~/.local/bin, where grade_class.py finds it.
+if [ -f Doxyfile ] && ! command -v compare50 > /dev/null && [ ! -e "$HOME/.local/bin/compare50" ]; then
+    say "installing compare50 (pipx install compare50), for tests/class/grade_class.py --similarity"
+    if ! log=$(pipx install compare50 2>&1); then
+        die "pipx could not install compare50:
+$log
+Install it by hand (pipx install compare50), then run ./setup.sh again."
     fi
 fi
 

@@ -16,7 +16,8 @@ set(kit_not_quick_names
     "^grader_on_" "^grader_gives_" "^stage[0-9]+_" "^gpu_"
     "^grader_advises_without_a_gpu" "^grader_rejects_a_strided_aos_read"
     "^class_grading_" "^slurm_" "^student_edition_" "^student_release_"
-    "^gradescope_autograder_gives" "^github_classroom_workflow")
+    "^gradescope_autograder_gives" "^github_classroom_workflow"
+    "^similarity_check_") # compare50 twice on a fake class: 8 s
 
 function(kit_quick_tier)
   get_property(tests DIRECTORY PROPERTY TESTS)

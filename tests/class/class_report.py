@@ -4,7 +4,7 @@ one CSV table. tests/class/grade_class.py calls write_report() when the class is
 report again from the records a class left behind:
 
   tests/class/class_report.py BUILD_ROOT/results OUT.html OUT.csv [--title TITLE] [--failed-to-run FILE]
-                              [--kit KIT.json]
+                              [--kit KIT.json] [--similarity SIMILARITY.json] [--pseudonyms [--pseudonym-key FILE]]
 
 It reads every *.json record in the folder (one per student, written by tests/class/grade_class.py; a file
 that cannot be read or is not a record is skipped with a warning) and writes OUT.html and OUT.csv,
@@ -12,48 +12,72 @@ each atomically (a temporary file in the same folder, then os.replace). --failed
 list of {"student", "task", "state", "reason"}: Slurm tasks that never wrote a record. --kit names
 the kit's description (kit.json, common/kit_description.cmake), for each stage's problem and the
 points of its parts; by default BUILD_ROOT/kit.json, which grade_class.py keeps there, where it
-exists (without one, the report shows neither). Exit status 0 when both files are written, 1 when
-they cannot be written, 2 for bad arguments.
+exists (without one, the report shows neither). --similarity names what tests/class/similarity.py
+found (by default BUILD_ROOT/similarity/similarity.json, where grade_class.py --similarity writes
+it, if it is there). --pseudonyms shows the leaderboards by pseudonym and writes them alone to
+OUT-leaderboard.html, a page to share with the class, and the pseudonyms to OUT-pseudonyms.csv
+(student,pseudonym: to tell each student theirs); they come from a secret key (--pseudonym-key,
+by default BUILD_ROOT/pseudonym-key, made once), so they stay the same from report to report and
+cannot be told from the names without it. Exit status 0 when the files are written, 1 when they
+cannot be written, 2 for bad arguments.
 
-The page (self-contained: inline CSS, no script, no external file) has the counts, each stage's
-problem and points (the kit's description) and its points histogram with its mean and median, the most common failure messages of each stage, the
-speedups within the measurement's noise of the requirement, the submissions that were not graded,
-the Slurm tasks that failed to run, and a row per student. Student names, messages and notes come
+The page (self-contained: inline CSS, no script, no external file; its only links go to the
+similarity check's side-by-side pages) has the counts, each stage's problem and points (the kit's
+description) and its points histogram with its mean and median, the leaderboards (per stage and
+GPU: the stages that passed correctness, by GB/s, with their share of the reference's speed; on
+the CPU emulator, which times nothing, a line that says so), the most common failure messages of
+each stage, the speedups within the measurement's noise of the requirement, the pairs of similar
+files (with --similarity), the submissions that were not graded, the Slurm tasks that failed to
+run, and a row per student. Student names, messages and notes come
 from submissions and are escaped wherever they are shown.
 
 The CSV is one long table: every row has every column, and `section` says which of them it fills
 (the others are empty). Columns, in order:
-  section      summary | points | stage-summary | failure | near-threshold | not-graded | failed-to-run
-  stage        the stage number (points, stage-summary, failure, near-threshold)
+  section      summary | points | stage-summary | failure | near-threshold | not-graded | failed-to-run |
+               leaderboard | similar
+  stage        the stage number (points, stage-summary, failure, near-threshold, leaderboard, similar)
   part         failure: the graded part the message is from: correctness, speedup, races (the CPU
                emulator's race check) or sanitizer (compute-sanitizer)
   outcome      summary: students (with a record or a failed task), graded, build failed, timed out,
                no grade report, failed to run (students whose task failed and who have no record);
-               not-graded: the record's outcome
+               not-graded: the record's outcome; leaderboard: "no times" (see rank, gpu, ...)
   points       points: a points value of the stage
   max_points   points, stage-summary: the stage's maximum
   mean, median stage-summary: over the graded students
-  students     summary, points, stage-summary, failure: how many students
+  students     summary, points, stage-summary, failure, leaderboard: how many students
   message      failure: the message, normalized (see normalize_message) so that one failure of
                several students is one row
   examples     failure: up to EXAMPLES_SHOWN (5) of those students, sorted, separated by ";"
-  student      near-threshold, not-graded, failed-to-run
+  student      near-threshold, not-graded, failed-to-run, leaderboard, similar
   achieved, required, spread   near-threshold: the speedup measured, the speedup required, the
                measurement's relative spread (IQR / median), as the grader wrote them
   verdict      near-threshold: pass, "pass within noise" (below the requirement, passed on the
                grader's benefit of the doubt) or fail
-  notes        not-graded: the record's notes
+  notes        not-graded: the record's notes; leaderboard: why a stage has no times
   task, state, reason   failed-to-run: the Slurm task, its final state and why it failed
   problem      stage-summary: the stage's problem in words ("int sum"), from the kit's description
   correctness_points, speedup_points, sanitizer_points
                stage-summary: what each part of the stage is worth (the kit's description, from
                the grading configuration; without a GPU the speedup points cannot be earned)
+  rank, gpu, gbps, percent_of_reference
+               leaderboard: a row per student whose stage passed correctness and was timed on a
+               GPU, per stage and GPU, fastest first (student: the pseudonym with --pseudonyms);
+               a stage with no time has one row, outcome "no times", students the correct
+               submissions, notes why (the CPU emulator times nothing)
+  other, similarity, matched_tokens, view
+               similar: a pair of one stage's files above the similarity check's threshold
+               (tests/class/similarity.py, compare50): student and other (an archive's as
+               ARCHIVE/NAME), the share of the more-covered file's own code that matches the
+               other (0-1), the matching tokens of each ("a;b") and the side-by-side page (its
+               path from the report's folder)
 Cells that hold text from a submission and begin with = + - @ get a leading ' so that a spreadsheet
 shows them as text instead of running them as formulas.
 """
 import argparse
 import csv
 import glob
+import hashlib
+import hmac
 import html
 import io
 import json
@@ -76,7 +100,8 @@ MESSAGE_SHOWN_CHARS = 320
 
 CSV_COLUMNS = ("section", "stage", "part", "outcome", "points", "max_points", "mean", "median", "students",
                "message", "examples", "student", "achieved", "required", "spread", "verdict", "notes",
-               "task", "state", "reason", "problem", "correctness_points", "speedup_points", "sanitizer_points")
+               "task", "state", "reason", "problem", "correctness_points", "speedup_points", "sanitizer_points",
+               "rank", "gpu", "gbps", "percent_of_reference", "other", "similarity", "matched_tokens", "view")
 
 
 # --------------------------------------------------------------------------------- small helpers
@@ -295,13 +320,146 @@ def sorted_failed_to_run(failed_to_run):
     return sorted(failed_to_run, key=lambda f: (student_sort_key(f.get("student", "")), str(f.get("task", ""))))
 
 
+# ------------------------------------------------------------------------------------ leaderboards
+# The speed case's n is drawn for each run (half to twice the stage's base n), so GB/s, the
+# input's bytes over the median time, is what compares students timed at different n; "% of the
+# reference" is the reference stage's median over the student's, timed in the same run.
+def correct_stages(record):
+    """The stages whose correctness part passed (the grade record's status, as the C report set it)."""
+    return {int(p["stage"]) for p in record.get("grade") or []
+            if p.get("part") == "correctness" and p.get("status") == "pass"}
+
+
+def graded_on_emulator(record):
+    return record.get("graded_on") == "emulator" or (record.get("where") or {}).get("gpu") == "emulator"
+
+
+def leaderboards(records, names=None):
+    """{stage: {"boards": [{"gpu", "rows": [{rank, student, gbps, percent, n}]}], "emulator": count,
+    "untimed": count}} over the graded records. Only a stage that passed correctness is ranked, and
+    only where a GPU timed it: one board per GPU (a GB/s of one GPU says nothing of another's), its
+    rows fastest first, equal GB/s sharing a rank. "emulator" counts the correct stages graded on
+    the CPU emulator, which times nothing; "untimed" the correct ones a GPU graded without a time
+    (the speed case did not run or failed to time). names: {student: the name shown} (pseudonyms)."""
+    boards = {}
+    for record in records:
+        if not is_graded(record):
+            continue
+        student = str(record.get("student", ""))
+        for k in sorted(correct_stages(record)):
+            stage = boards.setdefault(k, {"boards": {}, "emulator": 0, "untimed": 0})
+            speed = (record.get("speed") or {}).get(str(k)) or {}
+            if not speed.get("gbps"):
+                stage["emulator" if graded_on_emulator(record) else "untimed"] += 1
+                continue
+            gpu = str(speed.get("device") or record.get("graded_on") or "a GPU")
+            percent = (100.0 * float(speed["achieved"]) / float(speed["reference"])
+                       if speed.get("reference") and speed.get("achieved") else None)
+            stage["boards"].setdefault(gpu, []).append(
+                {"student": (names or {}).get(student, student), "gbps": float(speed["gbps"]), "percent": percent,
+                 "n": speed.get("n")})
+    result = {}
+    for k, stage in sorted(boards.items()):
+        shown = []
+        for gpu, rows in sorted(stage["boards"].items(), key=lambda item: (-len(item[1]), item[0])):
+            rows.sort(key=lambda r: (-round(r["gbps"], 1), student_sort_key(r["student"])))
+            for i, row in enumerate(rows):
+                same = i and round(row["gbps"], 1) == round(rows[i - 1]["gbps"], 1)
+                row["rank"] = rows[i - 1]["rank"] if same else i + 1
+            shown.append({"gpu": gpu, "rows": rows})
+        result[k] = {"boards": shown, "emulator": stage["emulator"], "untimed": stage["untimed"]}
+    return result
+
+
+def no_times_reason(stage):
+    """Why a stage's board has no times, in words (stage: an entry of leaderboards())."""
+    why = []
+    if stage["emulator"]:
+        why.append("%d correct submission(s) were graded on the CPU emulator, which does not time kernels"
+                   % stage["emulator"])
+    if stage["untimed"]:
+        why.append("%d correct submission(s) had no speed case timed on their GPU" % stage["untimed"])
+    return "; ".join(why) or "no submission passed correctness"
+
+
+# ------------------------------------------------------------------------------------- pseudonyms
+# A pseudonym is HMAC-SHA256 of the student's name under a secret key kept by the instructor
+# (BUILD_ROOT/pseudonym-key, made once): the same student gets the same pseudonym in every report
+# made with that key, and no one without the key can tell whose it is, even knowing every name.
+ADJECTIVES = ("amber", "bold", "brisk", "calm", "clever", "coral", "crisp", "dapper", "deft", "eager", "fabled",
+              "fierce", "gentle", "gilded", "glad", "golden", "grand", "hardy", "hazel", "humble", "ivory", "jade",
+              "jolly", "keen", "kind", "lively", "lucky", "lunar", "mellow", "merry", "mighty", "misty", "nimble",
+              "noble", "olive", "opal", "plucky", "polar", "proud", "quick", "quiet", "rapid", "royal", "ruby",
+              "rustic", "sable", "sage", "scarlet", "shy", "silver", "sly", "snowy", "solar", "steady", "stormy",
+              "sunny", "swift", "tawny", "teal", "tidy", "vivid", "wise", "witty", "zesty")
+ANIMALS = ("badger", "bison", "bobcat", "crane", "cougar", "coyote", "dingo", "dolphin", "eagle", "egret", "falcon",
+           "ferret", "finch", "fox", "gazelle", "gecko", "gibbon", "heron", "hornet", "ibex", "ibis", "jackal",
+           "jaguar", "kestrel", "kiwi", "koala", "lemur", "leopard", "lynx", "magpie", "marten", "mink", "moose",
+           "narwhal", "newt", "ocelot", "orca", "osprey", "otter", "owl", "panda", "panther", "parrot", "pelican",
+           "puffin", "quail", "raven", "robin", "salmon", "seal", "shrike", "sparrow", "stoat", "swan", "tapir",
+           "tern", "tiger", "toucan", "trout", "viper", "walrus", "weasel", "wombat", "yak")
+KEY_BYTES = 32
+
+
+def pseudonym_key(path):
+    """The secret key in PATH (hex), made there (mode 0600) when the file does not exist yet."""
+    try:
+        with open(path, encoding="ascii") as f:
+            key = bytes.fromhex(f.read().strip())
+    except FileNotFoundError:
+        key = os.urandom(KEY_BYTES)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key.hex() + "\n")
+        return key
+    except ValueError:
+        raise SystemExit("class_report.py: %s is not a pseudonym key (64 hex digits): remove it to make a new key "
+                         "(every pseudonym then changes) or name the right file" % path)
+    if len(key) < 16:
+        raise SystemExit("class_report.py: %s holds a key of %d bytes; a pseudonym key has %d (remove it to make "
+                         "a new one)" % (path, len(key), KEY_BYTES))
+    return key
+
+
+def pseudonyms(students, key):
+    """{student: "amber-otter-417"}: adjective, animal and a number from the student's HMAC (4
+    million of them). Two students of the class with the same one (in about one class of 300 in
+    90) both get 6 more hex digits of theirs, so each pseudonym stays unique and still depends
+    only on the student and the key."""
+    digests = {s: hmac.new(key, str(s).encode("utf-8"), hashlib.sha256).digest() for s in students}
+    names = {s: "%s-%s-%03d" % (ADJECTIVES[d[0] % len(ADJECTIVES)], ANIMALS[d[1] % len(ANIMALS)],
+                                int.from_bytes(d[2:4], "big") % 1000) for s, d in digests.items()}
+    taken = {}
+    for s, name in names.items():
+        taken.setdefault(name, []).append(s)
+    for name, holders in taken.items():
+        if len(holders) > 1:
+            for s in holders:
+                names[s] = "%s-%s" % (name, digests[s][4:7].hex())
+    return names
+
+
 # ------------------------------------------------------------------------------------------ CSV
 def _spreadsheet_safe(text):
     text = "" if text is None else str(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def render_csv(records, failed_to_run=(), kit=None):
+def similarity_view_link(pair, links_from):
+    """The side-by-side page of a pair, as a link from the report's folder (or as recorded)."""
+    view = pair.get("view") or ""
+    if view and links_from and os.path.isabs(view):
+        return os.path.relpath(view, links_from)
+    return view
+
+
+def similarity_label(pair, side):
+    """A pair's student on one side: the class's by name, an archive's as ARCHIVE/NAME."""
+    archive = pair.get(side + "_archive")
+    return "%s/%s" % (archive, pair[side]) if archive else str(pair[side])
+
+
+def render_csv(records, failed_to_run=(), kit=None, similarity=None, names=None, links_from=None):
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -341,6 +499,23 @@ def render_csv(records, failed_to_run=(), kit=None):
                          "task": _spreadsheet_safe(failed.get("task", "")),
                          "state": _spreadsheet_safe(failed.get("state", "")),
                          "reason": _spreadsheet_safe(failed.get("reason", ""))})
+    for k, stage in leaderboards(records, names).items():
+        if not stage["boards"]:
+            writer.writerow({"section": "leaderboard", "stage": k, "outcome": "no times",
+                             "students": stage["emulator"] + stage["untimed"], "notes": no_times_reason(stage)})
+        for board in stage["boards"]:
+            for row in board["rows"]:
+                writer.writerow({"section": "leaderboard", "stage": k, "rank": row["rank"],
+                                 "gpu": _spreadsheet_safe(board["gpu"]), "student": _spreadsheet_safe(row["student"]),
+                                 "gbps": "%.1f" % row["gbps"],
+                                 "percent_of_reference": "" if row["percent"] is None else "%.1f" % row["percent"]})
+    for k, stage in sorted((similarity or {}).get("stages", {}).items(), key=lambda item: int(item[0])):
+        for pair in stage.get("pairs", []):
+            writer.writerow({"section": "similar", "stage": int(k), "student": _spreadsheet_safe(similarity_label(pair, "a")),
+                             "other": _spreadsheet_safe(similarity_label(pair, "b")),
+                             "similarity": "%.2f" % pair["similarity"],
+                             "matched_tokens": "%d;%d" % tuple(pair["matched"]),
+                             "view": _spreadsheet_safe(similarity_view_link(pair, links_from))})
     return out.getvalue()
 
 
@@ -384,6 +559,9 @@ td.notes { font-size: 12.5px; color: #57606a; word-break: break-word; }
 .tag.pass { background: #dafbe1; color: #116329; } .tag.fail { background: #ffebe9; color: #a40e26; }
 .tag.noise { background: #fff8c5; color: #7d4e00; }
 .empty { color: #57606a; font-style: italic; }
+table.board { width: auto; min-width: 460px; margin: 6px 0 12px; }
+table.board caption { text-align: left; color: #57606a; font-size: 13px; padding: 2px 0 4px; }
+a { color: #0969da; }
 details summary { cursor: pointer; color: #0969da; }
 p.note { color: #57606a; font-size: 13px; }
 """
@@ -419,7 +597,98 @@ def _verdict_tag(verdict):
     return '<span class="tag %s">%s</span>' % (kind, esc(verdict))
 
 
-def render_html(records, title, failed_to_run=(), kit=None):
+def _board_table(board, who):
+    rows = ['<table class="board"><caption>on %s</caption><tr><th class="num">#</th><th>%s</th>'
+            '<th class="num">GB/s</th><th class="num">%% of the reference</th><th class="num">n timed</th></tr>'
+            % (esc(board["gpu"]), esc(who))]
+    for row in board["rows"]:
+        rows.append('<tr><td class="num">%d</td><td>%s</td><td class="num">%.1f</td><td class="num">%s</td>'
+                    '<td class="num">%s</td></tr>'
+                    % (row["rank"], esc(row["student"]), row["gbps"],
+                       "" if row["percent"] is None else "%.0f%%" % row["percent"],
+                       "" if not row.get("n") else "{:,}".format(int(row["n"]))))
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def render_leaderboards(records, kit=None, names=None):
+    """The leaderboards' part of a page: per stage, a board per GPU, or why there are no times."""
+    parts = ["<h2>Leaderboards</h2>",
+             '<p class="note">Per stage, the submissions whose stage passed correctness, ranked by the GB/s of '
+             "their speed case on the GPU that graded them (the input's bytes over the median time; each run "
+             "draws its n, half to twice the stage's base size) and that speed as a share of the reference "
+             "stage's in the same run. One board per GPU: times on different GPUs do not compare.%s</p>"
+             % (" Students are shown by pseudonym." if names else "")]
+    boards = leaderboards(records, names)
+    if not boards:
+        parts.append('<p class="empty">No stage passed correctness: nothing to rank.</p>')
+    for k, stage in boards.items():
+        parts.append("<h3>%s</h3>" % esc(stage_heading(k, kit)))
+        if not stage["boards"]:
+            parts.append('<p class="empty">No times, so no ranking: %s.</p>' % esc(no_times_reason(stage)))
+            continue
+        who = "pseudonym" if names else "student"
+        parts.extend(_board_table(board, who) for board in stage["boards"])
+        if stage["emulator"] or stage["untimed"]:
+            parts.append('<p class="note">Not ranked: %s.</p>' % esc(no_times_reason(stage)))
+    return parts
+
+
+def render_leaderboard_page(records, title, kit=None, names=None):
+    """A page of the leaderboards alone, to share with the class (with names: the pseudonyms)."""
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<title>%s</title><style>%s</style></head><body><main>" % (esc(title), STYLE),
+             "<h1>%s</h1>" % esc(title)]
+    parts += render_leaderboards(records, kit, names)
+    parts.append("</main></body></html>\n")
+    return "\n".join(parts)
+
+
+def render_similarity(similarity, kit=None, links_from=None):
+    """The similarity check's part of the page: the pairs above its threshold, per stage, each with
+    a link to compare50's side-by-side view."""
+    parts = ["<h2>Similar submissions</h2>"]
+    archives = similarity.get("archives") or []
+    parts.append('<p class="note">Each stage\'s files compared across the class%s by %s (its %s pass: '
+                 "whitespace, comments and names do not count), the skeletons handed out (%s) left out as "
+                 "distributed code. Similarity is the share of a file's own code, the part not in the skeleton, "
+                 "that matches the other file's, for the file of the pair more covered; a pair is listed at "
+                 "%.0f%% or more with at least %d matching tokens. A listed pair is a reason to read the two files "
+                 "side by side, not a verdict: a short TODO leaves little room, and a loop can come out the same "
+                 "twice.</p>"
+                 % (" and against %s" % ", ".join(archives) if archives else "", similarity.get("tool", "compare50"),
+                    similarity.get("pass", "structure"), similarity.get("distro", "labs/"),
+                    100 * float(similarity.get("threshold", 0)), int(similarity.get("min_tokens", 0))))
+    stages = sorted(similarity.get("stages", {}).items(), key=lambda item: int(item[0]))
+    if not stages:
+        parts.append('<p class="empty">No stage was compared.</p>')
+    for k, stage in stages:
+        pairs = stage.get("pairs") or []
+        heading = stage_heading(int(k), kit)
+        if not pairs:
+            highest = stage.get("highest_below")
+            most = (" (the most similar: %s and %s, %.0f%%)" % (similarity_label(highest, "a"), similarity_label(highest, "b"),
+                                                                100 * highest["similarity"]) if highest else "")
+            parts.append('<h3>%s</h3><p class="empty">No pair above the threshold among %d file(s)%s.</p>'
+                         % (esc(heading), stage.get("submissions", 0), esc(most)))
+            continue
+        parts.append('<h3>%s</h3><table><tr><th>student</th><th>other</th><th class="num">similarity</th>'
+                     '<th class="num">matching tokens</th><th>compare50</th></tr>' % esc(heading))
+        for pair in pairs:
+            link = similarity_view_link(pair, links_from)
+            parts.append('<tr><td>%s</td><td>%s</td><td class="num">%.0f%%</td><td class="num">%d / %d</td>'
+                         '<td>%s</td></tr>'
+                         % (esc(similarity_label(pair, "a")), esc(similarity_label(pair, "b")), 100 * pair["similarity"],
+                            pair["matched"][0], pair["matched"][1],
+                            '<a href="%s">side by side</a>' % esc(link) if link else "no view"))
+        parts.append("</table>")
+    for problem in similarity.get("problems") or []:
+        parts.append('<p class="note">%s</p>' % esc(problem))
+    return parts
+
+
+def render_html(records, title, failed_to_run=(), kit=None, similarity=None, names=None, links_from=None):
     stages = stages_of(records)
     counts = counts_of(records, failed_to_run)
     finished = sorted(str(r["finished"]) for r in records if r.get("finished"))
@@ -479,6 +748,8 @@ def render_html(records, title, failed_to_run=(), kit=None):
                             esc(number_text(summary["max_points"]))))
         parts.append("</div>")
 
+    parts += render_leaderboards(records, kit, names)
+
     # ---- failures
     parts.append("<h2>Most common failures</h2>")
     groups = failure_groups(records)
@@ -521,6 +792,9 @@ def render_html(records, title, failed_to_run=(), kit=None):
                          % (row["stage"], esc(row["student"]), row["achieved"], row["required"],
                             100 * row["spread"], _verdict_tag(row["verdict"])))
         parts.append("</table>")
+
+    if similarity is not None:
+        parts += render_similarity(similarity, kit, links_from)
 
     # ---- not graded, failed to run
     parts.append("<h2>Not graded</h2>")
@@ -594,17 +868,26 @@ def write_atomically(path, text):
         raise
 
 
-def write_report(records, html_path, csv_path, title, failed_to_run=(), kit=None):
+def write_report(records, html_path, csv_path, title, failed_to_run=(), kit=None, similarity=None, names=None,
+                 leaderboard_path=None):
     """Writes the class report: the page to HTML_PATH, the table to CSV_PATH (each atomically).
     records: the students' records (tests/class/grade_class.py); failed_to_run: [{student, task, state,
     reason}] of the Slurm tasks that wrote none; kit: the kit's description (kit.json), for each
-    stage's problem and points, or None. Both are rendered before either file is written."""
+    stage's problem and points, or None; similarity: what tests/class/similarity.py found (its
+    similarity.json), or None when the class was not checked; names: {student: pseudonym} for the
+    leaderboards, or None for the students' own names; leaderboard_path: where to write the
+    leaderboards alone as a page to share (with pseudonyms), or None. Everything is rendered
+    before any file is written."""
     records = list(records)
     failed_to_run = list(failed_to_run or ())
-    page = render_html(records, title, failed_to_run, kit)
-    table = render_csv(records, failed_to_run, kit)
+    links_from = os.path.dirname(os.path.abspath(html_path))
+    page = render_html(records, title, failed_to_run, kit, similarity, names, links_from)
+    table = render_csv(records, failed_to_run, kit, similarity, names, links_from)
+    board = render_leaderboard_page(records, "Leaderboards: " + title, kit, names) if leaderboard_path else None
     write_atomically(html_path, page)
     write_atomically(csv_path, table)
+    if board is not None:
+        write_atomically(leaderboard_path, board)
 
 
 def read_records(folder, warn=None):
@@ -627,6 +910,28 @@ def read_records(folder, warn=None):
     return records
 
 
+def read_similarity(path, error):
+    """similarity.json, as tests/class/similarity.py writes it; error(message) when it is not one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            similarity = json.load(f)
+    except (OSError, ValueError) as e:
+        error("--similarity: cannot read %s: %s" % (path, e))
+    if not isinstance(similarity, dict) or similarity.get("format") != 1 or not isinstance(similarity.get("stages"), dict):
+        error("--similarity: %s is not what tests/class/similarity.py writes (format 1)" % path)
+    return similarity
+
+
+def write_pseudonyms(path, names):
+    """The instructor's key to the leaderboards: student,pseudonym (to tell each student theirs)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "pseudonym"])
+    for student in sorted(names, key=student_sort_key):
+        writer.writerow([_spreadsheet_safe(student), names[student]])
+    write_atomically(path, out.getvalue())
+
+
 class _Arguments(argparse.ArgumentParser):
     def error(self, message):
         self.print_usage(sys.stderr)
@@ -645,6 +950,15 @@ def main(argv=None):
     parser.add_argument("--kit", metavar="KIT.json",
                         help="the kit's description, for each stage's problem and points (default: the "
                              "kit.json beside the folder of records, where grade_class.py keeps it)")
+    parser.add_argument("--similarity", metavar="SIMILARITY.json",
+                        help="what tests/class/similarity.py found (default: similarity/similarity.json beside "
+                             "the folder of records, where grade_class.py --similarity writes it, if it is there)")
+    parser.add_argument("--pseudonyms", action="store_true",
+                        help="show students by pseudonym on the leaderboards, and write them alone to "
+                             "OUT-leaderboard.html (to share) and the pseudonyms to OUT-pseudonyms.csv")
+    parser.add_argument("--pseudonym-key", metavar="FILE",
+                        help="the secret the pseudonyms come from (default: pseudonym-key beside the folder of "
+                             "records; made there once): the same key gives every student the same pseudonym")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.results):
         parser.error("%s is not a folder of records" % args.results)
@@ -667,13 +981,29 @@ def main(argv=None):
             parser.error("--kit: cannot read %s: %s" % (kit_path, e))
         if not isinstance(kit, dict) or kit.get("format") != 1:
             parser.error("--kit: %s is not a kit description of format 1" % kit_path)
+    root = os.path.dirname(os.path.abspath(args.results))
+    similarity = None
+    similarity_path = args.similarity or os.path.join(root, "similarity", "similarity.json")
+    if args.similarity or os.path.exists(similarity_path):
+        similarity = read_similarity(similarity_path, parser.error)
+    if args.pseudonym_key and not args.pseudonyms:
+        parser.error("--pseudonym-key goes with --pseudonyms")
     records = read_records(args.results)
+    names = board = None
+    if args.pseudonyms:
+        names = pseudonyms([r["student"] for r in records],
+                           pseudonym_key(args.pseudonym_key or os.path.join(root, "pseudonym-key")))
+        stem = os.path.splitext(args.html)[0]
+        board = stem + "-leaderboard.html"
     try:
-        write_report(records, args.html, args.csv, args.title, failed_to_run, kit)
+        write_report(records, args.html, args.csv, args.title, failed_to_run, kit, similarity, names, board)
+        if names:
+            write_pseudonyms(stem + "-pseudonyms.csv", names)
     except OSError as e:
         print("class_report.py: cannot write the report: %s" % e, file=sys.stderr)
         return 1
-    print("class report: %s, %s (%d records)" % (args.html, args.csv, len(records)))
+    print("class report: %s, %s (%d records)%s" % (args.html, args.csv, len(records),
+                                                  "; leaderboards by pseudonym: %s" % board if board else ""))
     return 0
 
 

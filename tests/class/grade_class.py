@@ -29,6 +29,25 @@ Usage:
   --no-wait           submit and return; `--attach` later merges the results
   --attach            wait for the job array this BUILD_ROOT last submitted, then merge
 
+  After grading, with the class report (none of these grades anything again):
+  --similarity        compare each stage's files across the class with compare50 (pip: compare50;
+                      tests/class/similarity.py), the skeletons not counting; the report lists the
+                      pairs above the threshold, each with a link to compare50's side-by-side page
+                      (BUILD_ROOT/similarity/)
+  --similarity-threshold S  the share of a file's own code matching the other's from which a pair
+                      is listed (0-1, default 0.5)
+  --archive DIR       earlier years' submissions (same layout) to compare the class with; repeat it
+  --distro LABS       the labs handed out, whose code never counts (default: the kit's labs/)
+  --pseudonyms        the report's leaderboards show pseudonyms, and CSV-leaderboard.html holds the
+                      leaderboards alone, to share; CSV-pseudonyms.csv says whose each is. They come
+                      from a secret key, BUILD_ROOT/pseudonym-key (made once; --pseudonym-key FILE
+                      names another): the same for every report made with it, and not to be
+                      guessed from the names without it
+  --roster FILE       write CSV-gradebook.csv for Canvas or Moodle (tests/class/gradebook.py): the
+                      roster's columns, then a column per stage and the total; FILE is a CSV whose
+                      header has the columns student (the submission's folder) and id
+  --roster-columns STUDENT,ID  other names for those two columns (e.g. "SIS Login ID,ID")
+
 Extra CMake options (e.g. -DKIT_REQUIRE_GPU=ON, -DKIT_GRADING_CONFIG=...) go in KIT_CMAKE_ARGS.
 
 The stages, their files, problems and points come from the kit's description, kit.json, written
@@ -484,8 +503,13 @@ class Grader:
                                         "message": points["message"]})
             timed = stage.get("parts", {}).get("speedup", {})
             if "achieved" in timed:
-                record["speed"][str(k)] = {key: float(timed[key]) for key in ("achieved", "required", "reference", "spread")}
-                record["speed"][str(k)].update(status=timed["outcome"], message=timed.get("message", ""))
+                speed = {key: float(timed[key]) for key in ("achieved", "required", "reference", "spread")}
+                # The times and GB/s the leaderboards rank (a grade record of an older kit has none)
+                speed.update({key: float(timed[key]) for key in ("gbps", "reference_gbps", "student_ms", "reference_ms")
+                              if key in timed})
+                speed.update(status=timed["outcome"], message=timed.get("message", ""), device=timed.get("device", ""),
+                             n=(timed.get("timed") or {}).get("n"))
+                record["speed"][str(k)] = speed
         record["total"] = float(grade.get("score", 0))
         record["max_total"] = float(grade.get("max_score", 0))
         record["outcome"] = "graded"
@@ -726,8 +750,52 @@ def current_record(settings, student, fp):
     return record
 
 
+def after_grading_options(args):
+    """The settings of what comes after grading (similarity check, pseudonyms, gradebook), checked
+    before anything is graded: a missing compare50 or a bad roster is said at once, not after an
+    hour of grading."""
+    import gradebook  # tests/class/gradebook.py
+    import similarity  # tests/class/similarity.py
+    extras = {"similarity": None, "pseudonyms": args.pseudonyms, "pseudonym_key": args.pseudonym_key, "roster": None}
+    if not args.similarity:
+        for given, name in ((args.similarity_threshold is not None, "--similarity-threshold"),
+                            (args.archive, "--archive"), (args.distro, "--distro")):
+            if given:
+                fail_usage("%s goes with --similarity" % name)
+    else:
+        threshold = similarity.THRESHOLD if args.similarity_threshold is None else args.similarity_threshold
+        if not 0 < threshold <= 1:
+            fail_usage("--similarity-threshold must be above 0 and at most 1, not %g" % threshold)
+        for archive in args.archive:
+            if not os.path.isdir(archive):
+                fail_usage("--archive %s is not a folder of earlier submissions" % archive)
+        if args.distro and not os.path.isdir(args.distro):
+            fail_usage("--distro %s is not a folder (name the labs/ handed out)" % args.distro)
+        python = similarity.compare50_python()
+        if not python:
+            raise SystemExit("grade_class.py: --similarity: " + similarity.INSTALL)
+        extras["similarity"] = {"python": python, "threshold": threshold,
+                                "archives": [os.path.abspath(a) for a in args.archive],
+                                "distro": os.path.abspath(args.distro) if args.distro else None}
+    if args.pseudonym_key and not args.pseudonyms:
+        fail_usage("--pseudonym-key goes with --pseudonyms")
+    if args.roster_columns and not args.roster:
+        fail_usage("--roster-columns goes with --roster")
+    if args.roster:
+        try:
+            columns = gradebook.parse_columns(args.roster_columns) if args.roster_columns else gradebook.DEFAULT_COLUMNS
+            extras["roster"] = gradebook.read_roster(os.path.abspath(args.roster), columns)
+        except gradebook.RosterProblem as e:
+            fail_usage("--roster: %s" % e)
+    return extras
+
+
 def write_outputs(settings, records, failed_to_run=(), reasons=None):
-    """The class CSV, and the class report beside it (CSV-report.html, CSV-report.csv)."""
+    """The class CSV, and beside it the class report (CSV-report.html, CSV-report.csv) and what was
+    asked for after grading: the similarity check (BUILD_ROOT/similarity/), the leaderboards by
+    pseudonym (CSV-leaderboard.html, CSV-pseudonyms.csv) and the gradebook (CSV-gradebook.csv).
+    Returns the report's path; settings["extras_failed"] says whether the similarity check failed
+    (the report is written without it)."""
     reasons = dict(reasons or {})
     for f in failed_to_run:
         reasons.setdefault(f["student"], "its Slurm task %s failed to run (%s): --slurm again grades it"
@@ -735,9 +803,43 @@ def write_outputs(settings, records, failed_to_run=(), reasons=None):
     write_atomically(settings["csv"], class_csv(settings, records, reasons))
     import class_report  # tests/class/class_report.py
     stem = os.path.splitext(settings["csv"])[0]
+    found = None
+    if settings.get("similarity"):
+        import similarity  # tests/class/similarity.py
+        options = settings["similarity"]
+        try:
+            found = similarity.check(settings["submissions"], os.path.join(settings["build_root"], "similarity"),
+                                     settings["stage_files"], settings["skeletons"], options["archives"],
+                                     options["distro"], options["threshold"], similarity.MIN_TOKENS, options["python"])
+            pairs = similarity.summary(found)
+            print("similarity (compare50): %d pair(s) at %.0f%% or more%s" % (
+                len(pairs), 100 * options["threshold"], ":" if pairs else ""))
+            for line in pairs + found["problems"]:
+                print(line)
+        except (SystemExit, similarity.Problem) as e:
+            print("grade_class.py: the similarity check failed, so the class report has none: %s" % e, flush=True)
+            settings["extras_failed"] = True
+    names = board = None
+    if settings.get("pseudonyms"):
+        key = class_report.pseudonym_key(settings.get("pseudonym_key") or os.path.join(settings["build_root"],
+                                                                                      "pseudonym-key"))
+        names = class_report.pseudonyms(sorted(set(settings.get("students", [])) | set(records)), key)
+        board = stem + "-leaderboard.html"
     class_report.write_report(sorted(records.values(), key=lambda r: r["student"]), stem + "-report.html",
                               stem + "-report.csv", "Class grades: %s" % settings["submissions"],
-                              failed_to_run=list(failed_to_run), kit=settings.get("kit"))
+                              failed_to_run=list(failed_to_run), kit=settings.get("kit"), similarity=found,
+                              names=names, leaderboard_path=board)
+    if names:
+        class_report.write_pseudonyms(stem + "-pseudonyms.csv", names)
+        print("leaderboards by pseudonym, to share: %s (whose each is: %s)" % (board, stem + "-pseudonyms.csv"))
+    if settings.get("roster"):
+        import gradebook  # tests/class/gradebook.py
+        path = stem + "-gradebook.csv"
+        lines = gradebook.export(settings["roster"], records, settings["stages"], path, settings.get("kit"),
+                                 settings.get("students", []))
+        print("gradebook for Canvas or Moodle: %s" % path)
+        for line in lines:
+            print(line)
     return stem + "-report.html"
 
 
@@ -1009,6 +1111,14 @@ def parse_arguments(argv):
     parser.add_argument("--sbatch", action="append", default=[])
     parser.add_argument("--no-wait", action="store_true")
     parser.add_argument("--attach", action="store_true")
+    parser.add_argument("--similarity", action="store_true")
+    parser.add_argument("--similarity-threshold", type=float)
+    parser.add_argument("--archive", action="append", default=[])
+    parser.add_argument("--distro")
+    parser.add_argument("--pseudonyms", action="store_true")
+    parser.add_argument("--pseudonym-key")
+    parser.add_argument("--roster")
+    parser.add_argument("--roster-columns")
     parser.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
     parser.add_argument("--task", nargs=2, metavar=("MANIFEST", "INDEX"), help=argparse.SUPPRESS)
 
@@ -1040,6 +1150,7 @@ def main(argv):
         fail_usage("--attach waits for the job array already submitted: it takes neither --slurm, --fresh nor --no-wait")
     if args.no_wait and not args.slurm:
         fail_usage("--no-wait goes with --slurm (it submits the job array and returns)")
+    extras = after_grading_options(args)  # before any grading: a missing tool or a bad roster says so first
     cmake_args = shlex.split(os.environ.get("KIT_CMAKE_ARGS", ""))
     kit = describe_kit(cmake_args)
     all_stages = read_stages(kit)
@@ -1089,6 +1200,7 @@ def main(argv):
                 "gpus": gpus, "cpus": cpus, "build_jobs": build_jobs, "grade_jobs": grade_jobs, "lanes": lanes,
                 "gpu_label": "emulator", "gres": args.gres, "cpus_per_task": args.cpus_per_task,
                 "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache"), "kit": kit}
+    settings.update(extras)
     if not settings["ccache"]:
         print("ccache is not installed: each submission compiles the whole kit; with it they share all but "
               "their own stage files (about 4x faster builds): sudo apt-get install ccache")
@@ -1118,7 +1230,7 @@ def main(argv):
         if not todo:
             report = write_outputs(settings, records)
             print("nothing to submit: every submission is graded: %s, %s" % (csv_path, report))
-            return 0
+            return 1 if settings.get("extras_failed") else 0
         still = slurm_job_still_queued(settings)
         if still:
             fail_usage("job array %s, submitted from %s, still has tasks queued or running: --attach waits for "
@@ -1150,7 +1262,7 @@ def main(argv):
     if interrupted:
         print("interrupted: %d submission(s) not graded yet; the same command resumes" % (len(students) - len(records)))
         return 1
-    return 1 if failures else 0
+    return 1 if failures or settings.get("extras_failed") else 0
 
 
 def warn_if_lent_gpus_did_not_grade(records, graded_now):
@@ -1191,7 +1303,7 @@ def attach(settings, records):
         for f in failed:
             print("  %s (task %s): %s%s" % (f["student"], f["task"], f["state"], ": " + f["reason"] if f["reason"] else ""))
         return 1
-    return 0
+    return 1 if settings.get("extras_failed") else 0
 
 
 if __name__ == "__main__":

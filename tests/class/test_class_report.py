@@ -2,11 +2,13 @@
 """The class report (tests/class/class_report.py) counts what the grading of a class found, and shows it
 safely: the points per stage, one row per failure however many students had it, the speedups within
 the grader's noise margin of the requirement, the submissions not graded and the Slurm tasks that
-never ran, in a page where a student's name is text and never markup.
+never ran, in a page where a student's name is text and never markup. Its leaderboards rank the
+stages that passed correctness by GB/s, one board per GPU, say so where the CPU emulator graded
+(no times, no numbers), and show stable pseudonyms on request that only the key can tell.
 
 The records are built here as tests/class/grade_class.py writes them; the messages are the grader's own
 (tests/grader/report.c decides each part's status and message in the grade record, grade.json). No GPU, no build: Python 3's standard library only.
-Usage: test_class_report.py   (ctest: class_report_counts_points_failures_and_near_misses)
+Usage: test_class_report.py   (ctest: class_report_counts_points_failures_near_misses_and_ranks_correct_stages_per_gpu)
 """
 import csv
 import io
@@ -16,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -76,6 +79,22 @@ def record(student, points, tests=(), speed=None, outcome="graded", notes="", gp
 def speed(achieved, required, spread, status):
     return {"status": status, "message": "stage 7 is %.2fx faster than reference stage 1" % achieved,
             "achieved": achieved, "required": required, "reference": required / 0.8, "spread": spread}
+
+
+def timed_speed(gbps, percent, device="NVIDIA H100 80GB HBM3", status="pass", n=67108864):
+    """A speed case as grade_class.py keeps it from grade.json: the speedups, GB/s and the GPU."""
+    reference = 2.0
+    return {"status": status, "message": "stage 7 is %.2fx faster" % (reference * percent / 100), "achieved":
+            reference * percent / 100, "required": 1.6, "reference": reference, "spread": 0.01, "gbps": gbps,
+            "reference_gbps": gbps * 100 / percent, "student_ms": 0.1, "reference_ms": 0.1, "device": device, "n": n}
+
+
+def on_the_board(student, stage, gbps, percent, device="NVIDIA H100 80GB HBM3", correct=True):
+    """A graded record whose stage passed correctness (or not) and was timed on DEVICE."""
+    tests = full_marks_tests(stage) if correct else [graded_test(stage, "correctness", 0, 6, "FAIL: wrong sum")]
+    r = record(student, {stage: 10 if correct else 0}, tests, speed={str(stage): timed_speed(gbps, percent, device)})
+    r["graded_on"] = device
+    return r
 
 
 def csv_rows(text, section):
@@ -260,6 +279,96 @@ class ClassReportTest(unittest.TestCase):
         self.assertFalse(rule(1.4249, 1.50, 0.05))
         self.assertTrue(rule(1.20, 1.50, 0.25))    # a noisy measurement: its spread is the margin
         self.assertFalse(rule(None, 1.50, 0.05))   # not measured (no GPU)
+
+    # --------------------------------------------------------------------------- leaderboards
+    def test_the_leaderboard_ranks_correct_stages_by_gbps_with_one_board_per_gpu(self):
+        records = [on_the_board("alice", 7, 2500.0, 96.0), on_the_board("bob", 7, 2610.4, 101.2),
+                   on_the_board("carol", 7, 3000.0, 110.0, correct=False),  # fast and wrong: not ranked
+                   on_the_board("dave", 7, 3650.0, 99.0, device="NVIDIA H200"),
+                   on_the_board("erin", 7, 2500.0, 96.0)]  # as fast as alice: the same rank
+        page, table = self.write(records)
+        board = [(row["gpu"], row["rank"], row["student"], row["gbps"], row["percent_of_reference"])
+                 for row in csv_rows(table, "leaderboard")]
+        self.assertEqual(board, [("NVIDIA H100 80GB HBM3", "1", "bob", "2610.4", "101.2"),
+                                 ("NVIDIA H100 80GB HBM3", "2", "alice", "2500.0", "96.0"),
+                                 ("NVIDIA H100 80GB HBM3", "2", "erin", "2500.0", "96.0"),
+                                 ("NVIDIA H200", "1", "dave", "3650.0", "99.0")])
+        section = page[page.index("<h2>Leaderboards</h2>"):page.index("<h2>Most common failures</h2>")]
+        self.assertIn("on NVIDIA H100 80GB HBM3", section)
+        self.assertIn("on NVIDIA H200", section)
+        self.assertIn("2610.4", section)
+        self.assertNotIn("carol", section)
+        self.assertLess(section.index("bob"), section.index("alice"))
+
+    def test_on_the_emulator_the_board_says_there_are_no_times_and_shows_no_number(self):
+        tests = [graded_test(7, "correctness", 6, 6, "pass (emulated): every run gave the exact sum"),
+                 graded_test(7, "speedup", 0, 2, NO_GPU_SPEED), graded_test(7, "races", 2, 2, CLEAN_RACES)]
+        records = [record(name, {7: 8}, tests, gpu="emulator") for name in ("alice", "bob")]
+        for r in records:
+            r["graded_on"] = "emulator"
+        page, table = self.write(records)
+        rows = csv_rows(table, "leaderboard")
+        self.assertEqual([(r["stage"], r["outcome"], r["students"], r["gbps"], r["rank"]) for r in rows],
+                         [("7", "no times", "2", "", "")])
+        self.assertIn("CPU emulator, which does not time kernels", rows[0]["notes"])
+        section = page[page.index("<h2>Leaderboards</h2>"):page.index("<h2>Most common failures</h2>")]
+        self.assertIn("No times, so no ranking: 2 correct submission(s) were graded on the CPU emulator", section)
+        self.assertNotIn("<table", section)
+
+    def test_pseudonyms_are_stable_unique_and_not_to_be_guessed_without_the_key(self):
+        students = ["alice", "bob", "carol"] + ["student%03d" % i for i in range(300)]
+        key = os.urandom(32)
+        first = class_report.pseudonyms(students, key)
+        self.assertEqual(first, class_report.pseudonyms(list(reversed(students)), key))  # the class's order: no matter
+        self.assertEqual(first["alice"], class_report.pseudonyms(["alice"], key)["alice"])  # nor who else is in it
+        self.assertEqual(len(set(first.values())), len(students))
+        other = class_report.pseudonyms(students, os.urandom(32))
+        self.assertGreater(sum(first[s] != other[s] for s in students), 290)  # another key, other pseudonyms
+        for student, name in first.items():
+            self.assertRegex(name, r"^[a-z]+-[a-z]+-\d{3}(-[0-9a-f]{6})?$")
+            self.assertNotIn(student, name)
+        # Students with the same pseudonym both get more of their digest, so each stays unique: with one
+        # adjective and one animal, 100 students share 1000 numbers and several of them clash.
+        with mock.patch.object(class_report, "ADJECTIVES", ("amber",)), mock.patch.object(class_report, "ANIMALS",
+                                                                                             ("otter",)):
+            crowded = class_report.pseudonyms(students[:100], b"a fixed key: clashes every run" + bytes(2))
+        longer = [name for name in crowded.values() if name.count("-") == 3]
+        self.assertTrue(longer, "no clash among 100 students in 1000 numbers: the test proves nothing")
+        self.assertEqual(len(set(crowded.values())), 100)
+
+    def test_the_leaderboards_by_pseudonym_name_no_student_and_the_key_file_is_made_once_and_private(self):
+        results = os.path.join(self.folder.name, "results")
+        os.mkdir(results)
+        for r in (on_the_board("alice", 7, 2500.0, 96.0), on_the_board("bob", 7, 2610.4, 101.2)):
+            with open(os.path.join(results, r["student"] + ".json"), "w", encoding="utf-8") as f:
+                json.dump(r, f)
+        done = self.run_cli(results, self.html, self.csv, "--pseudonyms")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        key_file = os.path.join(self.folder.name, "pseudonym-key")
+        self.assertEqual(os.stat(key_file).st_mode & 0o777, 0o600)
+        with open(os.path.join(self.folder.name, "class-report-pseudonyms.csv"), encoding="utf-8") as f:
+            names = {row["student"]: row["pseudonym"] for row in csv.DictReader(f)}
+        self.assertEqual(sorted(names), ["alice", "bob"])
+        with open(os.path.join(self.folder.name, "class-report-leaderboard.html"), encoding="utf-8") as f:
+            shared = f.read()
+        for student, name in names.items():
+            self.assertNotIn(student, shared)
+            self.assertIn(name, shared)
+        self.assertLess(shared.index(names["bob"]), shared.index(names["alice"]))  # bob is faster
+        with open(self.html, encoding="utf-8") as f:
+            page = f.read()
+        section = page[page.index("<h2>Leaderboards</h2>"):page.index("<h2>Most common failures</h2>")]
+        self.assertNotIn("alice", section)
+        self.assertIn(names["alice"], section)
+        again = self.run_cli(results, self.html, self.csv, "--pseudonyms")  # the same key: the same pseudonyms
+        self.assertEqual(again.returncode, 0, again.stderr)
+        with open(os.path.join(self.folder.name, "class-report-pseudonyms.csv"), encoding="utf-8") as f:
+            self.assertEqual(names, {row["student"]: row["pseudonym"] for row in csv.DictReader(f)})
+        with open(key_file, "w") as f:
+            f.write("not hex\n")
+        broken = self.run_cli(results, self.html, self.csv, "--pseudonyms")
+        self.assertNotEqual(broken.returncode, 0)
+        self.assertIn("is not a pseudonym key", broken.stderr)
 
     # ---------------------------------------------------------------------------------- HTML
     def test_the_page_escapes_a_student_named_script_and_the_messages(self):

@@ -8,6 +8,8 @@
 #      file missing), with the class report beside the CSV;
 #   3. a changed submission is graded again, alone;
 #   4. a submission that overruns --time-limit is stopped and its row says "timed out";
+#      then, grading nothing again: the gradebook for a roster that lacks dave, the leaderboards
+#      by pseudonym (no times on the emulator) and, with compare50, the similarity check;
 #   5. graded in two parts as on GPUs (check-grade-emulated, then check-grade-on-gpu; --gpus 0,
 #      where the GPU tests skip without a GPU): the same points, both parts' results kept;
 #   6. bad command lines exit 2 with one clear line.
@@ -64,6 +66,35 @@ row dave | grep -q "^dave,0,0,10,graded,.*reduce_one_pass.cu is missing (graded 
 for f in class-report.html class-report.csv; do [ -s "$work/$f" ] || fail "no $f beside class.csv"; done
 grep -q "alice" "$work/class-report.html" || fail "the class report does not list the students"
 grep -q "^points,8," "$work/class-report.csv" || fail "the report's CSV has no points distribution for stage 8"
+
+echo "== 2b. after grading: the gradebook, the leaderboards by pseudonym and the similarity check"
+# Nothing is graded again (the options of what comes after grading are not the grading's). On the
+# emulator the board has no times; the fake class's stage 8 files are the solutions' (bob's one
+# barrier short, carol's one comma short): compare50 pairs them, where it is installed.
+printf 'student,id\nalice,A1\nbob,B2\ncarol,C3\n' > "$work/roster.csv"
+extras=(--roster "$work/roster.csv" --pseudonyms)
+has_compare50=$("${PYTHON:-python3}" -c "import sys; sys.path.insert(0, '$kit/tests/class'); import similarity
+print('yes' if similarity.compare50_python() else 'no')")
+[ "$has_compare50" = yes ] && extras+=(--similarity)
+grade "${extras[@]}" > "$work/extras.log" 2>&1 || fail "the run after grading failed: $(cat "$work/extras.log")"
+cat "$work/extras.log"
+grep -q "^4 of 4 submission(s) already graded and unchanged: skipped" "$work/extras.log" || fail "it graded again"
+grep -qx "alice,A1,8,8" "$work/class-gradebook.csv" && grep -qx "bob,B2,0,0" "$work/class-gradebook.csv" ||
+    fail "the gradebook's rows: $(cat "$work/class-gradebook.csv")"
+[ "$(grep -c "not in the roster.*: dave " "$work/extras.log")" -eq 1 ] || fail "dave, not in the roster, must be named once"
+grep -q "No times, so no ranking: 1 correct submission(s) were graded on the CPU emulator" "$work/class-report.html" ||
+    fail "the leaderboard must say the emulator times nothing"
+alice=$(grep "^alice," "$work/class-pseudonyms.csv" | cut -d, -f2)
+[ -n "$alice" ] && [ -s "$work/class-leaderboard.html" ] && ! grep -q alice "$work/class-leaderboard.html" ||
+    fail "the leaderboard to share must show pseudonyms, not names"
+if [ "$has_compare50" = yes ]; then
+    grep -q "<h2>Similar submissions</h2>" "$work/class-report.html" || fail "no similarity section in the report"
+    link=$(grep -o 'href="[^"]*match_[0-9]*.html"' "$work/class-report.html" | head -n 1 | sed 's/^href="//; s/"$//')
+    [ -n "$link" ] && [ -f "$work/$link" ] || fail "the report's side-by-side link does not resolve: '$link'"
+    grep -q "stage 8: alice and bob" "$work/extras.log" || fail "alice's and bob's stage 8 (the same file) must pair"
+else
+    echo "   (compare50 is not installed: the similarity check is not tried; pipx install compare50)"
+fi
 
 echo "== 3. a changed submission"
 # carol's (it still does not compile: no emulated run of a correct stage 8 again, 20-30 s on 2 cores)
