@@ -3,13 +3,20 @@
 
 A picture teaches at a glance only if it can be read: every text is at least 11 px, nothing
 runs off the page, no text lies on another, no text straddles the edge of a box (a value is
-inside its cell or away from it), and no line or arrow crosses a text. Text extents are
-estimated for the monospace font the drawings use (0.6 em a character, 0.8 em above the
-baseline and 0.25 em below), which is what DejaVu Sans Mono measures.
+inside its cell or away from it), no line or arrow crosses a text (lines, paths of straight
+segments and Bezier curves, polylines, polygons such as arrowheads), and where a bank conflict
+is drawn the banks are numbered. Text extents are estimated for the monospace font the
+drawings use (0.6 em a character, 0.8 em above the baseline and 0.25 em below), which is what
+DejaVu Sans Mono measures.
 
-Usage: trace_geometry.py FILE.svg...   (exit 1 and one line per problem when any)
+--shown-at PX: the drawing is shown PX wide (the docs' pages show a stage's picture as wide as
+their text column, 1004 px in a 1280 px window): a text must be at least 11 px as shown, so its
+size times PX / width.
+
+Usage: trace_geometry.py [--shown-at PX] FILE.svg...   (exit 1 and one line per problem when any)
 Standard library only.
 """
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -34,12 +41,86 @@ def _text_of(el):
     return "".join(parts)
 
 
+def _path_segments(d):
+    """The segments of a path (absolute M, L, H, V, Q, C, Z), curves as 24 chords each; None
+    when the path has a command this check does not follow."""
+    tokens = re.findall(r"[A-Za-z]|-?[0-9]*\.?[0-9]+(?:e-?[0-9]+)?", d or "")
+    segs, k, cmd = [], 0, None
+    x = y = sx = sy = 0.0
+
+    def take(n):
+        nonlocal k
+        vals = [float(v) for v in tokens[k:k + n]]
+        k += n
+        return vals
+    while k < len(tokens):
+        if tokens[k].isalpha():
+            cmd = tokens[k]
+            k += 1
+            if cmd in "Zz":
+                segs.append((x, y, sx, sy))
+                x, y = sx, sy
+                continue
+        if cmd == "M":
+            x, y = take(2)
+            sx, sy = x, y
+            cmd = "L"
+        elif cmd == "L":
+            nx, ny = take(2)
+            segs.append((x, y, nx, ny))
+            x, y = nx, ny
+        elif cmd == "H":
+            nx, = take(1)
+            segs.append((x, y, nx, y))
+            x = nx
+        elif cmd == "V":
+            ny, = take(1)
+            segs.append((x, y, x, ny))
+            y = ny
+        elif cmd in ("Q", "C"):
+            pts = take(4 if cmd == "Q" else 6)
+            px, py = x, y
+            for i in range(1, 25):
+                u = i / 24.0
+                if cmd == "Q":
+                    qx = (1 - u) ** 2 * x + 2 * (1 - u) * u * pts[0] + u * u * pts[2]
+                    qy = (1 - u) ** 2 * y + 2 * (1 - u) * u * pts[1] + u * u * pts[3]
+                else:
+                    qx = ((1 - u) ** 3 * x + 3 * (1 - u) ** 2 * u * pts[0] + 3 * (1 - u) * u * u * pts[2]
+                          + u ** 3 * pts[4])
+                    qy = ((1 - u) ** 3 * y + 3 * (1 - u) ** 2 * u * pts[1] + 3 * (1 - u) * u * u * pts[3]
+                          + u ** 3 * pts[5])
+                segs.append((px, py, qx, qy))
+                px, py = qx, qy
+            x, y = pts[-2], pts[-1]
+        else:
+            return None
+    return segs
+
+
+def _points_segments(points, closed):
+    vals = [float(v) for v in re.findall(r"-?[0-9]*\.?[0-9]+", points or "")]
+    pts = list(zip(vals[0::2], vals[1::2]))
+    segs = [(a[0], a[1], b[0], b[1]) for a, b in zip(pts, pts[1:])]
+    if closed and len(pts) > 2:
+        segs.append((pts[-1][0], pts[-1][1], pts[0][0], pts[0][1]))
+    return segs
+
+
 def boxes(svg_text):
-    """(width, height, texts, rects, lines): texts as (x0, y0, x1, y1, size, text)."""
+    """(width, height, texts, rects, lines, classes): texts as (x0, y0, x1, y1, size, text);
+    lines as segments (None: a path this check cannot follow); classes: every class named."""
     root = ET.fromstring(svg_text)
     width, height = _num(root.get("width")), _num(root.get("height"))
-    texts, rects, lines = [], [], []
+    texts, rects, lines, classes = [], [], [], set()
+    hidden = set()
     for el in root.iter():
+        if el.tag.replace(SVG, "") in ("defs", "marker", "symbol", "clipPath", "mask", "pattern"):
+            hidden.update(id(x) for x in el.iter())
+    for el in root.iter():
+        if id(el) in hidden:
+            continue
+        classes.update((el.get("class") or "").split())
         tag = el.tag.replace(SVG, "")
         if tag == "text":
             s = _text_of(el)
@@ -56,9 +137,12 @@ def boxes(svg_text):
             rects.append((x, y, x + _num(el.get("width")), y + _num(el.get("height"))))
         elif tag == "line":
             lines.append((_num(el.get("x1")), _num(el.get("y1")), _num(el.get("x2")), _num(el.get("y2"))))
-        elif tag in ("path", "polyline", "polygon"):
-            lines.append(None)  # not drawn by trace_picture.py: reported
-    return width, height, texts, rects, lines
+        elif tag == "path":
+            segs = _path_segments(el.get("d"))
+            lines.extend(segs if segs is not None else [None])
+        elif tag in ("polyline", "polygon"):
+            lines.extend(_points_segments(el.get("points"), tag == "polygon"))
+    return width, height, texts, rects, lines, classes
 
 
 def _overlap(a, b, slack=0.5):
@@ -70,25 +154,61 @@ def _inside(a, r, slack=0.5):
 
 
 def _segment_hits_box(seg, box):
+    """Whether the segment passes through the inside of the box (Liang-Barsky clipping)."""
     x1, y1, x2, y2 = seg
-    steps = 40
-    for k in range(steps + 1):
-        x = x1 + (x2 - x1) * k / steps
-        y = y1 + (y2 - y1) * k / steps
-        if box[0] < x < box[2] and box[1] < y < box[3]:
-            return True
-    return False
+    dx, dy = x2 - x1, y2 - y1
+    lo, hi = 0.0, 1.0
+    for p, q in ((-dx, x1 - box[0]), (dx, box[2] - x1), (-dy, y1 - box[1]), (dy, box[3] - y1)):
+        if p == 0:
+            if q <= 0:
+                return False
+            continue
+        r = q / p
+        if p < 0:
+            lo = max(lo, r)
+        else:
+            hi = min(hi, r)
+        if lo >= hi:
+            return False
+    return True
 
 
-def problems(svg_text, name="drawing"):
-    """Every geometry problem of one SVG, as lines of text (empty: it passes)."""
-    width, height, texts, rects, lines = boxes(svg_text)
+class _Grid:
+    """Boxes by the 32 px squares they cover: what may meet a box or a segment is looked up, not
+    searched (a picture has thousands of texts, cells and arrows)."""
+
+    SIZE = 32.0
+
+    def __init__(self, items):
+        self.cells = {}
+        for k, b in enumerate(items):
+            for key in self._keys(b[0], b[1], b[2], b[3]):
+                self.cells.setdefault(key, []).append(k)
+
+    def _keys(self, x0, y0, x1, y1):
+        for i in range(int(x0 // self.SIZE), int(x1 // self.SIZE) + 1):
+            for j in range(int(y0 // self.SIZE), int(y1 // self.SIZE) + 1):
+                yield (i, j)
+
+    def near(self, x0, y0, x1, y1):
+        found = set()
+        for key in self._keys(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)):
+            found.update(self.cells.get(key, ()))
+        return sorted(found)
+
+
+def problems(svg_text, name="drawing", shown_at=None):
+    """Every geometry problem of one SVG, as lines of text (empty: it passes). shown_at: the
+    width in px the drawing is shown at (default: its own width)."""
+    width, height, texts, rects, lines, classes = boxes(svg_text)
     out = []
     if width > PAGE_WIDTH:
         out.append("%s: %g px wide, wider than a %d px page: it would be scaled down" % (name, width, PAGE_WIDTH))
+    scale = shown_at / width if shown_at and width else 1.0
     for t in texts:
-        if t[4] < MIN_FONT:
-            out.append("%s: text %r is %g px, below %d px" % (name, t[5], t[4], MIN_FONT))
+        if t[4] * scale < MIN_FONT - 1e-9:
+            out.append("%s: text %r is %g px%s, below %d px" % (
+                name, t[5], t[4] * scale, " as shown %g px wide" % shown_at if shown_at else "", MIN_FONT))
         if t[0] < 0 or t[1] < 0 or t[2] > width or t[3] > height:
             out.append("%s: text %r runs off the page (%.0f..%.0f x %.0f..%.0f of %g x %g)" % (
                 name, t[5], t[0], t[2], t[1], t[3], width, height))
@@ -99,27 +219,42 @@ def problems(svg_text, name="drawing"):
                 break
             if _overlap(a, b):
                 out.append("%s: text %r lies on text %r" % (name, a[5], b[5]))
+    grid = _Grid(texts)
     for r in rects:
         if r[0] <= 0 and r[1] <= 0 and r[2] >= width and r[3] >= height:
             continue  # the page's background
-        for t in texts:
+        for k in grid.near(*r[:4]):
+            t = texts[k]
             if _overlap(t, r) and not _inside(t, r):
                 out.append("%s: text %r straddles the edge of a box at (%.0f, %.0f)" % (name, t[5], r[0], r[1]))
+    crossed = set()
     for seg in lines:
         if seg is None:
-            out.append("%s: a path or polygon the check cannot follow" % name)
+            out.append("%s: a path the check cannot follow" % name)
             continue
-        for t in texts:
-            if _segment_hits_box(seg, t):
+        for k in grid.near(*seg):
+            t = texts[k]
+            if k not in crossed and _segment_hits_box(seg, t):
+                crossed.add(k)
                 out.append("%s: a line crosses text %r" % (name, t[5]))
+    if "conflict" in classes and "bank" not in classes:
+        out.append("%s: bank conflicts are drawn, but no bank is numbered" % name)
     return out
 
 
 def main(argv):
     bad = []
-    for path in argv[1:]:
+    args = argv[1:]
+    shown_at = None
+    if args[:1] == ["--shown-at"]:
+        shown_at = float(args[1])
+        args = args[2:]
+    if not args:
+        print("usage: trace_geometry.py [--shown-at PX] FILE.svg...")
+        return 2
+    for path in args:
         with open(path) as f:
-            bad += problems(f.read(), path)
+            bad += problems(f.read(), path, shown_at)
     for line in bad:
         print(line)
     return 1 if bad else 0

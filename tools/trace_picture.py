@@ -20,10 +20,15 @@ block: the time between two of its barriers. A frame shows
 Output: a self-contained HTML page (inline CSS and JS, no network) where a reader steps
 through the launch, clicks a lane to follow one thread (its accesses and lines), and picks the
 block size, launch, block and implementation (--compare: the reference's beside the lab's);
-or, with --svg, one static SVG of every step of one block, for the docs.
+or, with --svg, one static SVG of one block from its start to its end (the block's drawing,
+below: loads and their sectors, the tree in shared memory with its arrows and banks, the warps'
+shuffles lane to lane, the blocks' meeting, what went wrong, the counters). The docs' stage
+pages show it for the reference solutions (docs/tools/docs_assets.py), with --no-source and,
+where a stage replaces one idea with another, --beside the previous stage's trace.
 
 Usage: trace_picture.py TRACE.json -o OUT.html
-       trace_picture.py TRACE.json --svg OUT.svg [--impl labs] [--threads 64] [--launch 0] [--block 0]
+       trace_picture.py TRACE.json --svg OUT.svg [--impl labs] [--threads 64] [--launch 0] [--block K]
+                        [--no-source] [--beside OTHER.json]
 Standard library only: the student edition ships this file.
 """
 import argparse
@@ -31,6 +36,7 @@ import base64
 import gzip
 import html
 import json
+import struct
 import sys
 
 VERSION = 1
@@ -666,8 +672,1466 @@ def page(doc):
     return PAGE % {"title": esc(title), "data": data, "script": SCRIPT, "svgstyle": STYLE}
 
 
-def static_svg(doc, impl=None, threads=None, launch=0, block=0):
-    """Every step of one block, one under the other."""
+# ============================================================================= the block's drawing
+#
+# --svg: one block of one launch from its start to its end, as one static picture, in the order
+# things happened. The docs' stage pages show it (docs/tools/docs_assets.py draws the reference
+# solutions' traces); a student gets the same drawing of a lab. Each part is drawn from what the
+# trace holds, never from what a stage is known to do, so that a changed kernel draws differently:
+#
+#   - global loads: one row per load instruction of warp 0 (the k-th load of each lane), its
+#     32-byte sectors as boxes, the bytes the lanes asked for filled in, with each thread's loads
+#     and their width in words;
+#   - shared memory: after each step (the time between two barriers, or between two meetings of
+#     a warp), the words the step touched as rows of 32, one column per bank (numbered), the value
+#     each holds (with the ones pattern, how many inputs it sums); stored words green, loaded
+#     words outlined blue, the words of a request with a bank conflict orange, raced words red;
+#     an arrow from each word a thread read to the word it wrote (one arrow for a run of words);
+#     under it the warps' lanes, at work or idle;
+#   - warp shuffles: warp 0's registers before and after each shuffle, an arrow from the lane
+#     that gives a value to the lane that takes it; a pale lane holds a value nobody uses;
+#   - stores and atomics to global memory, and between the blocks: the blocks' meeting (the
+#     atomics of a one-pass stage in the order the blocks ran, or the partial results the next
+#     launch reads);
+#   - what went wrong, where it happened (races, reads past the end, stale reads, faults);
+#   - the emulator's counters of the run's first pass.
+# The labels describe what happened in words and numbers, never with the kernel's code: the
+# student edition's pages must not show an open stage's answer (--no-source also leaves out
+# the source text of the lines a fault names).
+#
+# Geometry (tools/trace_geometry.py checks it): DOC_WIDTH px wide, as wide as the docs' text
+# column in a 1280 px window, every text 11 px or more, in a monospace font (0.6 em a
+# character); a value fits its cell in 4 characters; arrows run in gaps kept free of text.
+
+DOC_WIDTH = 1000   # doxygen's text column beside its tree view is 1004 px wide at 1280 px
+COL0 = 70          # column 0's left edge: row labels to its left
+PITCH = 28         # one column: a bank (memory), a lane (registers) or a 32-byte sector (loads)
+BOX = 27           # a cell's width (4 characters at 11 px: 26.4 px)
+ROW = 18           # a cell's height
+RIGHT = COL0 + 32 * PITCH   # the margin right of the columns holds the arrows between rows of words
+TEXT_W = DOC_WIDTH - COL0 - 8
+MONO = 0.6         # a character's advance, in em
+POISON = 0x5A5A5A5A
+
+C_TEXT, C_NOTE, C_BAD = "#222", "#555", "#b00000"
+C_ST, C_ST_EDGE, C_LD = "#bfe8bf", "#6a9f6a", "#1f5fbf"
+C_CONFLICT, C_RACE = "#e07800", "#ff8c8c"
+C_ON, C_OFF = "#37598a", "#e3e6ea"
+C_REG, C_REG_EDGE, C_PALE = "#ffe6a8", "#c8a040", "#f7f2e6"
+C_ARROW, C_SHFL = "#2f5f9f", "#a86e00"
+
+
+def text_width(s, size):
+    return len(s) * MONO * size
+
+
+def i32(v):
+    v = int(v) & 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def as_float(v):
+    return struct.unpack("<f", struct.pack("<I", int(v) & 0xFFFFFFFF))[0]
+
+
+def f32(x):
+    """x rounded to a float, as a GPU's float add rounds."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+class Numbers:
+    """How the problem's 32-bit words read: ints, or floats (a float travels as its bits)."""
+
+    def __init__(self, problem):
+        self.float = problem.get("type") == "float"
+        self.op = problem.get("op", "sum")
+
+    def value(self, word):
+        return as_float(word) if self.float else i32(word)
+
+    def cell(self, word):
+        """A word as at most 4 characters (no text for shared memory nobody wrote)."""
+        if word is None or i32(word) == POISON:
+            return ""
+        if self.float:
+            v = as_float(word)
+            if v != v:
+                return "NaN"
+            a = abs(v)
+            if a == float("inf"):
+                return "inf" if v > 0 else "-inf"
+            if a < 0.005:
+                return "0"
+            if a < 10:
+                return ("%.2f" if v >= 0 else "%.1f") % v
+            if a < 100:
+                return ("%.1f" if v >= 0 else "%.0f") % v
+            if a < (10000 if v >= 0 else 1000):
+                return "%.0f" % v
+            return short(int(v))
+        v = i32(word)
+        if v == 2147483647:
+            return "MAX"    # INT_MAX: the identity of a minimum
+        if v == -2147483648:
+            return "MIN"
+        return short(v)
+
+    def combine(self, a, b):
+        """What a shuffle's add, min or max makes of two words (None: the drawing cannot tell)."""
+        if self.op == "sum":
+            if self.float:
+                return struct.unpack("<I", struct.pack("<f", f32(as_float(a) + as_float(b))))[0]
+            return (int(a) + int(b)) & 0xFFFFFFFF
+        if self.op in ("min", "max"):
+            pick = min if self.op == "min" else max
+            va, vb = self.value(a), self.value(b)
+            return a if pick(va, vb) == va else b
+        return None
+
+
+class Canvas:
+    """SVG elements with presentation attributes (the geometry check reads them)."""
+
+    def __init__(self):
+        self.parts = []
+
+    def text(self, x, y, s, size=11, fill=C_TEXT, anchor="start", weight=None, cls=None):
+        attrs = ' x="%.1f" y="%.1f" font-size="%d" fill="%s"' % (x, y, size, fill)
+        if anchor != "start":
+            attrs += ' text-anchor="%s"' % anchor
+        if weight:
+            attrs += ' font-weight="%s"' % weight
+        if cls:
+            attrs += ' class="%s"' % cls
+        self.parts.append("<text%s>%s</text>" % (attrs, esc(s)))
+
+    def rect(self, x, y, w, h, fill="#fff", stroke="#c8c8c8", sw=1, dash=None, cls=None):
+        extra = ' stroke-dasharray="%s"' % dash if dash else ""
+        if cls:
+            extra += ' class="%s"' % cls
+        self.parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s" '
+                          'stroke-width="%s"%s/>' % (x, y, w, h, fill, stroke, sw, extra))
+
+    def line(self, x1, y1, x2, y2, stroke=C_ARROW, sw=1.2, cls=None):
+        extra = ' class="%s"' % cls if cls else ""
+        self.parts.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%s"%s/>'
+                          % (x1, y1, x2, y2, stroke, sw, extra))
+
+    def curve(self, x1, y1, cx, cy, x2, y2, stroke=C_ARROW, sw=1.2, cls=None):
+        extra = ' class="%s"' % cls if cls else ""
+        self.parts.append('<path d="M %.1f %.1f Q %.1f %.1f %.1f %.1f" fill="none" stroke="%s" stroke-width="%s"%s/>'
+                          % (x1, y1, cx, cy, x2, y2, stroke, sw, extra))
+
+    def head(self, x, y, dx, dy, fill=C_ARROW, size=6):
+        """An arrowhead with its tip at (x, y), pointing along (dx, dy)."""
+        n = (dx * dx + dy * dy) ** 0.5 or 1.0
+        ux, uy = dx / n, dy / n
+        bx, by = x - size * ux, y - size * uy
+        px, py = -uy * size * 0.55, ux * size * 0.55
+        self.parts.append('<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>'
+                          % (x, y, bx + px, by + py, bx - px, by - py, fill))
+
+    def paragraph(self, x, y, text, width, size=11, fill=C_TEXT, weight=None, cls=None):
+        """Wrapped text from baseline y; returns the baseline of its last line."""
+        lines = wrap(text, width, size)
+        for k, part in enumerate(lines):
+            self.text(x, y + k * (size + 4), part, size, fill, weight=weight, cls=cls)
+        return y + (len(lines) - 1) * (size + 4)
+
+
+def col_x(c):
+    return COL0 + c * PITCH
+
+
+def number_list(nums, most=4):
+    """0-15 | 0, 4, 8, ..., 60 | 3, 9 and 12."""
+    nums = sorted(set(nums))
+    if not nums:
+        return "none"
+    if len(nums) == 1:
+        return str(nums[0])
+    step = nums[1] - nums[0]
+    if all(b - a == step for a, b in zip(nums, nums[1:])):
+        if step == 1:
+            return "%d-%d" % (nums[0], nums[-1])
+        if len(nums) > most:
+            return "%d, %d, %d, ..., %d" % (nums[0], nums[1], nums[2], nums[-1])
+    if len(nums) <= most:
+        return ", ".join(str(n) for n in nums[:-1]) + " and %d" % nums[-1]
+    return "%d, %d, ..., %d (%d in all)" % (nums[0], nums[1], nums[-1], len(nums))
+
+
+def affine(xs, ys):
+    """(a, b) with y = a x + b for every pair, or None."""
+    if not xs:
+        return None
+    if len(xs) == 1:
+        return (0, ys[0])   # one thread: its word, as a number
+    x0, y0 = xs[0], ys[0]
+    x1, y1 = xs[1], ys[1]
+    if x1 == x0 or (y1 - y0) % (x1 - x0):
+        return None
+    a = (y1 - y0) // (x1 - x0)
+    b = y0 - a * x0
+    return (a, b) if all(y == a * x + b for x, y in zip(xs, ys)) else None
+
+
+def affine_text(a, b, var="t"):
+    """4t+2, t, 32, 9l-1, t mod 2."""
+    if " " in var and a not in (0, 1):
+        var = "(%s)" % var
+    head = "" if a == 0 else var if a == 1 else "%d%s" % (a, var)
+    if not head:
+        return str(b)
+    return head if b == 0 else "%s%+d" % (head, b)
+
+
+def offsets_text(var_a, base_b, offs, var="t"):
+    """the words a thread reads, as '4t and 4t+2' or '9l, 9l+1, ..., 9l+8'."""
+    items = [affine_text(var_a, base_b + o, var) for o in offs]
+    if len(items) > 3 and all(b - a == 1 for a, b in zip(offs, offs[1:])):
+        return "%s, %s, ..., %s" % (items[0], items[1], items[-1])
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# ----------------------------------------------------------------------------- what a block did
+
+class Phase:
+    """What the threads of a block did between two meeting points: a barrier, or a meeting of
+    their warp (a shuffle, __syncwarp). Phase (step, k) holds what each thread did after its
+    k-th warp meeting of barrier step `step`; its closing meeting is the k+1-th."""
+
+    def __init__(self, step, meet):
+        self.step, self.meet = step, meet
+        self.shared = {}   # thread -> [(word, words, op, values, line)]
+        self.glob = {}     # thread -> [(op, array, offset, bytes, value, line, after)]
+        self.shfl = {}     # thread -> (name, mask, given, got, parameter, line)
+        self.synced = set()  # threads whose warp met without a shuffle (__syncwarp, a vote)
+        self.fences = {}
+        self.reads = []    # (word, value) of each shared load, in order
+        self.stores = []   # (word, value) of each shared store, in order
+        self.mem = {}      # word -> value after the phase
+
+
+def block_phases(trace, launch_index, block_index):
+    block = trace["launches"][launch_index]["blocks"][block_index]
+    arrays = trace["arrays"]
+    phases, where = {}, {}
+    for ev in block["events"]:
+        t, s, op = ev[0], ev[1], ev[2]
+        step, meet = where.get(t, (s, 0))
+        if step != s:
+            meet = 0
+        ph = phases.get((s, meet))
+        if ph is None:
+            ph = phases[(s, meet)] = Phase(s, meet)
+        if op in ("ld", "st", "atom"):
+            aid, off, nbytes, value, line = ev[3], ev[4], ev[5], ev[6], ev[7]
+            a = arrays[aid] if 0 <= aid < len(arrays) else None
+            if a is not None and a["space"] == "shared":
+                word = (a.get("offset", 0) + off) // 4
+                values = value if isinstance(value, list) else [value]
+                count = max(1, nbytes // 4)
+                ph.shared.setdefault(t, []).append((word, count, op, values, line))
+                for k in range(count):
+                    v = values[k] if k < len(values) else values[-1]
+                    (ph.reads if op == "ld" else ph.stores).append((word + k, v))
+            else:
+                ph.glob.setdefault(t, []).append((op, aid, off, nbytes, value, line, ev[8] if op == "atom" else None))
+        elif op == "warp":
+            name = ev[4]
+            if name.startswith("__shfl"):
+                ph.shfl[t] = (name, ev[5], ev[6], ev[7], ev[8], ev[3])
+            else:
+                ph.synced.add(t)
+            meet += 1
+        elif op == "fence":
+            ph.fences[t] = ev[3]
+        where[t] = (s, meet)
+    ordered = [phases[k] for k in sorted(phases)]
+    mem = {}
+    for ph in ordered:
+        for w, v in ph.reads:
+            mem.setdefault(w, v)
+        for w, v in ph.stores:
+            mem[w] = v
+        ph.mem = dict(mem)
+    return ordered
+
+
+def warps_text(active, threads):
+    """'warp 0: all 32 lanes, warp 1: idle' or, for many warps, a count of each kind."""
+    nwarps = (threads + 31) // 32
+    kinds = []
+    for w in range(nwarps):
+        lanes = min(32, threads - 32 * w)
+        n = sum(1 for t in active if t // 32 == w)
+        kinds.append("idle" if n == 0 else "all %d lanes" % lanes if n == lanes else "%d of %d lanes" % (n, lanes))
+    if nwarps <= 2:
+        return ", ".join("warp %d: %s" % (w, k) for w, k in enumerate(kinds))
+    full = sum(1 for k in kinds if k.startswith("all"))
+    idle = sum(1 for k in kinds if k == "idle")
+    some = nwarps - full - idle
+    parts = []
+    if full:
+        parts.append("%d warp%s with all lanes at work" % (full, "" if full == 1 else "s"))
+    if some:
+        parts.append("%d divergent (some lanes idle)" % some)
+    if idle:
+        parts.append("%d idle" % idle)
+    return ", ".join(parts)
+
+
+def shared_requests(ph):
+    """Per request (warp, k): the words its lanes asked for; the worst bank conflict, and the
+    words in conflict. As on a GPU, a request of 8-byte accesses is served a half-warp at a time
+    and one of 16-byte accesses a quarter-warp at a time (128 bytes a pass): a conflict is two
+    words of one bank in one pass. (The emulator's counters count the whole warp's words.)"""
+    requests, widths = {}, {}
+    for t, accs in ph.shared.items():
+        for k, (word, count, _op, _v, _l) in enumerate(accs):
+            requests.setdefault((t // 32, k), {}).setdefault(t % 32, []).extend(range(word, word + count))
+            widths[(t // 32, k)] = max(widths.get((t // 32, k), 1), count)
+    worst, conflicted = 1, set()
+    for key, lanes in requests.items():
+        group = 32 // min(4, max(1, widths[key]))   # lanes served in one pass
+        passes = {}
+        for lane, words in lanes.items():
+            passes.setdefault(lane // group, []).extend(words)
+        for words in passes.values():
+            banks = {}
+            for w in words:
+                banks.setdefault(w % 32, set()).add(w)
+            ways = max(len(v) for v in banks.values())
+            worst = max(worst, ways)
+            if ways > 1:
+                for v in banks.values():
+                    if len(v) > 1:
+                        conflicted |= v
+    return requests, worst, conflicted
+
+
+def fit_threads(threads, words):
+    """The words as a function of the thread: ('thread t', a, b), or per warp ('lane l of
+    warp w', a, b, c) for word = a l + c w + b, or None."""
+    fit = affine(threads, words)
+    if fit:
+        return ("t", fit[0], fit[1], 0)
+    by_warp = {}
+    for t, w in zip(threads, words):
+        by_warp.setdefault(t // 32, ([], []))
+        by_warp[t // 32][0].append(t % 32)
+        by_warp[t // 32][1].append(w)
+    fits = {w: affine(*xy) for w, xy in by_warp.items()}
+    if len(fits) >= 2 and all(fits.values()) and len(set(f[0] for f in fits.values())) == 1:
+        warps = sorted(fits)
+        per_warp = affine(warps, [fits[w][1] for w in warps])
+        if per_warp:
+            return ("l", fits[warps[0]][0], per_warp[1], per_warp[0])
+    for m in (2, 4, 8, 16, 32):   # some lanes read one word (a broadcast)
+        fit = affine([t % m for t in threads], words)
+        if fit and len(set(t % m for t in threads)) > 1:
+            return ("t mod %d" % m, fit[0], fit[1], 0)
+    return None
+
+
+def fit_word(fit, t):
+    """The word a fit of fit_threads() gives thread t."""
+    var, a, b, c = fit
+    if var == "l":
+        return a * (t % 32) + c * (t // 32) + b
+    if var.startswith("t mod "):
+        return a * (t % int(var.split()[-1])) + b
+    return a * t + b
+
+
+def fit_var(fit, threads):
+    """Who the formula speaks of: 'thread t', 'lane l of warp w', or one thread by its number."""
+    if len(set(threads)) == 1:
+        return "thread %d" % threads[0]
+    if fit[0] == "l" and len(set(t % 32 for t in threads)) == 1:
+        return "lane %d of warp w" % (threads[0] % 32)
+    return "lane l of warp w" if fit[0] == "l" else "thread t"
+
+
+def fit_text(fit, extra=0):
+    var, a, b, c = fit
+    text = affine_text(a, b + extra, var)
+    if c:
+        cw = "w" if c == 1 else "%dw" % c
+        text = cw if text == "0" else "%s+%s" % (text, cw)
+    return text
+
+
+def describe_shared(ph, numbers):
+    """(who, what, pairs): the threads at work, what each did in words, and (read, written)
+    word pairs for the arrows (empty when the accesses follow no one rule)."""
+    who, what, pairs = describe_shared_as(ph, numbers)
+    if len(ph.shared) == 1:
+        what = what.replace("thread %d " % next(iter(ph.shared)), "it ", 1)
+    return who, what, pairs
+
+
+def describe_shared_as(ph, numbers):
+    workers = sorted(ph.shared)
+    who = "thread %s" % workers[0] if len(workers) == 1 else "threads %s" % number_list(workers)
+    stores = {t: [a for a in ph.shared[t] if a[2] != "ld"] for t in workers}
+    loads = {t: [a for a in ph.shared[t] if a[2] == "ld"] for t in workers}
+    storers = [t for t in workers if stores[t]]
+    pairs = []
+    if storers and all(len(stores[t]) == 1 for t in storers):
+        dst = [stores[t][0][0] for t in storers]
+        fit = fit_threads(storers, dst)
+        other = {t: [a[0] for a in loads[t] if a[0] != stores[t][0][0]] for t in storers}
+        if all(len(other[t]) == 1 for t in storers):
+            pairs = [(other[t][0], stores[t][0][0]) for t in storers]
+            offs = set(o - d for (o, d) in pairs)
+            if fit and len(offs) == 1:
+                d = offs.pop()
+                var = fit_var(fit, storers)
+                verb = {"sum": "adds word %s into word %s", "min": "keeps the smaller of words %s and %s",
+                        "max": "keeps the larger of words %s and %s"}.get(numbers.op, "combines word %s into word %s")
+                return who, "%s %s" % (var, verb % (fit_text(fit, d), fit_text(fit))), pairs
+            return who, "each writes one word with another word it read", pairs
+        if fit and not any(loads[t] for t in storers):
+            var = fit_var(fit, storers)
+            width = stores[storers[0]][0][1]
+            return who, "%s stores %s in word %s" % (
+                var, "a value" if width == 1 else "%d bytes" % (4 * width), fit_text(fit)), pairs
+        return who, "each stores one word", pairs
+    if storers:
+        counts = set(len(stores[t]) for t in storers)
+        ks = max(counts)
+        parts = []
+        fits = [fit_threads([t for t in storers if len(stores[t]) > k],
+                            [stores[t][k][0] for t in storers if len(stores[t]) > k]) for k in range(ks)]
+        if fits[0] and all(stores[t][k][0] == fit_word(fits[0], t) and stores[t][k][1] == 1
+                           for t in storers for k in range(len(stores[t]))):
+            # the same word again and again: a loop with no barrier between its passes
+            groups = [number_list([t for t in storers if len(stores[t]) > k]) for k in range(ks)]
+            return who, "%s stores word %s up to %d times (threads %s)" % (
+                fit_var(fits[0], storers), fit_text(fits[0]), ks, ", then ".join(groups[:4]) +
+                (", ..." if len(groups) > 4 else "")), pairs
+        for k in range(ks):
+            ts = [t for t in storers if len(stores[t]) > k]
+            fit = fit_threads(ts, [stores[t][k][0] for t in ts])
+            width = stores[ts[0]][k][1]
+            if not fit:
+                return who, "each stores %d times" % ks, pairs
+            part = "word %s" % fit_text(fit) if width == 1 else "words %s to %s" % (fit_text(fit), fit_text(fit, width - 1))
+            if len(ts) < len(storers):
+                part += " (%s %s)" % ("thread" if len(ts) == 1 else "threads", number_list(
+                    ts if fit[0] == "t" else sorted(set(t % 32 for t in ts))))
+            parts.append(part)
+        var = fit_var(fit, storers)
+        return who, "%s stores %s" % (var, "; ".join(parts) if len(parts) > 2 else " and ".join(parts)), pairs
+    # loads only
+    counts = set(len(loads[t]) for t in workers)
+    if len(counts) == 1:
+        ks = counts.pop()
+        fits = []
+        for k in range(ks):
+            fit = fit_threads(workers, [loads[t][k][0] for t in workers])
+            if not fit:
+                break
+            fits.append(fit)
+        if len(fits) == ks and len(set(f[:2] + (f[3],) for f in fits)) == 1:
+            var = fit_var(fits[0], workers)
+            base = fits[0][2]
+            offs = [f[2] - base for f in fits]
+            fit0 = fits[0]
+            items = [fit_text(fit0, o) for o in offs]
+            if len(items) > 3 and all(b - a == 1 for a, b in zip(offs, offs[1:])):
+                words = "%s, %s, ..., %s" % (items[0], items[1], items[-1])
+            else:
+                words = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+            return who, "%s reads word%s %s" % (var, "" if ks == 1 else "s", words), pairs
+    return who, "each reads shared memory", pairs
+
+
+# ----------------------------------------------------------------------------- the arrows of a step
+
+def plan_arrows(pairs):
+    """How the step's (read, written) pairs are drawn: arcs over a row of words (one per pair,
+    or one per run of neighbouring words), vertical arrows between two rows (a word into the
+    one right above or below it), and one bracket in the right margin (whole rows into whole
+    rows). Returns (arcs, verticals, margin, left_out): arcs as (row, from column range, to
+    column range, level); verticals as (column, from row, to row); margin as (from rows, to
+    rows) or None; left_out: the pairs no arrow draws cleanly."""
+    pairs = sorted(set(pairs), key=lambda p: p[1])
+    runs = []
+    for src, dst in pairs:
+        if runs and dst == runs[-1][1][-1] + 1 and src == runs[-1][0][-1] + 1:
+            runs[-1][0].append(src)
+            runs[-1][1].append(dst)
+        else:
+            runs.append(([src], [dst]))
+    arcs, verticals, margin, left = [], [], None, []
+    whole = []
+    for srcs, dsts in runs:
+        s_rows, d_rows = set(w // 32 for w in srcs), set(w // 32 for w in dsts)
+        offset = srcs[0] - dsts[0]
+        if abs(offset) == 32:
+            for s, d in zip(srcs, dsts):
+                verticals.append((d % 32, s // 32, d // 32))
+        elif len(s_rows) == 1 and s_rows == d_rows and len(srcs) >= 3:
+            arcs.append([min(s_rows), (srcs[0] % 32, srcs[-1] % 32), (dsts[0] % 32, dsts[-1] % 32), 0])
+        elif len(s_rows) == 1 and s_rows == d_rows:
+            for s, d in zip(srcs, dsts):
+                arcs.append([s // 32, (s % 32, s % 32), (d % 32, d % 32), 0])
+        elif srcs[0] % 32 == 0 and dsts[0] % 32 == 0 and len(srcs) % 32 == 0:
+            whole.append((srcs, dsts))
+        else:
+            left.extend(zip(srcs, dsts))
+    if len(whole) == 1:
+        srcs, dsts = whole[0]
+        margin = ((srcs[0] // 32, srcs[-1] // 32), (dsts[0] // 32, dsts[-1] // 32))
+    else:
+        for srcs, dsts in whole:
+            left.extend(zip(srcs, dsts))
+    # levels: arcs over the same row may not overlap at one level (their ends touch no other arc)
+    by_row = {}
+    for arc in arcs:
+        by_row.setdefault(arc[0], []).append(arc)
+    for row, items in by_row.items():
+        items.sort(key=lambda a: (max(a[1][1], a[2][1]) - min(a[1][0], a[2][0]), a[2][0]))
+        taken = []
+        for arc in items:
+            lo, hi = min(arc[1][0], arc[2][0]), max(arc[1][1], arc[2][1])
+            for level in (1, 2):
+                if all(not (lo <= h and l <= hi) for (l, h, lv) in taken if lv == level):
+                    arc[3] = level
+                    taken.append((lo, hi, level))
+                    break
+    kept = [a for a in arcs if a[3]]
+    for a in arcs:
+        if not a[3]:
+            left.append(("arc", a))
+    return kept, verticals, margin, left
+
+
+# ----------------------------------------------------------------------------- the drawing
+
+class BlockDrawing:
+    def __init__(self, doc, impl_index, run_index, launch_index, block_index, source, tips=True):
+        self.doc = doc
+        self.impl = doc["impls"][impl_index]
+        self.run = self.impl["runs"][run_index]
+        self.trace = self.run["trace"]
+        self.arrays = self.trace["arrays"]
+        self.launch_index, self.block_index = launch_index, block_index
+        self.launch = self.trace["launches"][launch_index]
+        self.block = self.launch["blocks"][block_index]
+        self.threads = self.launch["block"][0] * self.launch["block"][1] * self.launch["block"][2]
+        self.numbers = Numbers(doc.get("problem", {}))
+        self.source = source
+        self.phases = block_phases(self.trace, launch_index, block_index)
+        frames, _words, _threads = build_block(self.trace, launch_index, block_index, source, doc.get("problem", {}))
+        attach_errors(self.trace, launch_index, block_index, frames, self.arrays, source, doc.get("problem", {}))
+        self.frames = frames
+        self.c = Canvas()
+        self.y = 0
+
+    # --- small parts
+
+    def label(self, y, text, bold=False, size=11):
+        self.c.text(8, y, text, size, C_TEXT if bold else C_NOTE, weight="bold" if bold else None)
+
+    def para(self, text, size=11, fill=C_TEXT, gap=4, x=COL0, width=TEXT_W, weight=None):
+        self.y += size + gap
+        self.y = self.c.paragraph(x, self.y, text, width, size, fill, weight)
+
+    def heading(self, label, text, size=12):
+        self.y += size + 10
+        self.c.text(8, self.y, label, size, C_TEXT, weight="bold")
+        self.y = self.c.paragraph(COL0, self.y, text, TEXT_W, size)
+
+    def line_name(self, line):
+        """'line 40', or with the source text where the drawing may show it."""
+        return describe_line(line, self.source)
+
+    # --- global loads of warp 0
+
+    def draw_loads(self, ph):
+        loads = {t: [g for g in accs if g[0] == "ld"] for t, accs in ph.glob.items()}
+        loads = {t: v for t, v in loads.items() if v}
+        if not loads:
+            return
+        # each thread's loads and their width
+        kinds = {}
+        for t, accs in loads.items():
+            sig = {}
+            for g in accs:
+                sig[g[3]] = sig.get(g[3], 0) + 1
+            kinds.setdefault(tuple(sorted(sig.items(), reverse=True)), []).append(t)
+        parts = []
+        for sig, ts in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+            what = " and ".join("%d load%s of %d bytes%s" % (n, "" if n == 1 else "s", b, {4: "", 8: " (2 words)", 16: " (an int4, 4 words)"}.get(b, "")) for b, n in sig)
+            if len(ts) == self.threads:
+                parts.append("every thread makes %s" % what)
+            else:
+                parts.append("%s %s" % ("thread %d makes" % ts[0] if len(ts) == 1 else "threads %s make" % number_list(ts), what))
+        self.heading("loads", "Global loads: " + "; ".join(parts) + ".")
+        lanes = {t: accs for t, accs in loads.items() if t < 32}
+        count = max((len(v) for v in lanes.values()), default=0)
+        if not count:
+            return
+        self.para("Warp 0's loads, one row per load instruction (the k-th load of each lane): each box is a "
+                  "32-byte sector of %s, the part a lane asked for filled in (lanes alternate two blues). "
+                  "A sector moves whole, used or not." % self.array_label(lanes[min(lanes)][0][1]), 11, C_NOTE)
+        shown = min(count, 9)
+        for k in range(shown):
+            req = [(t % 32, accs[k]) for t, accs in sorted(lanes.items()) if len(accs) > k]
+            self.draw_request(k, req)
+        if count > shown:
+            self.para("... and %d more load instructions like these (not drawn)." % (count - shown), 11, C_NOTE)
+
+    def array_label(self, aid):
+        if 0 <= aid < len(self.arrays):
+            return "the array %s" % self.arrays[aid]["name"]
+        return "device memory"
+
+    def draw_request(self, k, req):
+        spans = []
+        for lane, (_op, aid, off, nbytes, _v, _line, _a) in req:
+            spans.append((lane, off, nbytes, aid))
+        aid = spans[0][3]
+        arr = self.arrays[aid] if 0 <= aid < len(self.arrays) else {"name": "memory"}
+        sectors = sorted(set(s for (_l, off, nb, _a) in spans for s in range(off // 32, (off + nb - 1) // 32 + 1)))
+        asked = set()
+        for (_l, off, nb, _a) in spans:
+            asked.update(range(off, off + nb))
+        used = len(asked)   # lanes that ask for the same bytes share them
+        moved = 32 * len(sectors)
+        lo, hi = sectors[0], sectors[-1]
+        widths = set(nb for (_l, _o, nb, _a) in spans)
+        width = widths.pop() if len(widths) == 1 else None
+        first = min(off for (_l, off, _n, _a) in spans) // 4
+        last = max(off + nb - 1 for (_l, off, nb, _a) in spans) // 4
+        lanes = [l for (l, _o, _n, _a) in spans]
+        gaps = sorted(set(b[1] - a[1] for a, b in zip(spans, spans[1:])))
+        apart = "" if gaps in ([width], []) else ", %d bytes apart" % gaps[0] if len(gaps) == 1 else ""
+        where = "%s[%s]" % (arr["name"], first if first == last else "%d..%d" % (first, last))
+        if is_matrix(self.doc.get("problem", {})) and arr["name"] == "in":
+            where = "int%s %s of %s" % ("" if first == last else "s", first if first == last else "%d..%d" % (first, last),
+                                        arr["name"])
+        one = len(lanes) == 1
+        shared = len(asked) < sum(nb for (_l, _o, nb, _a) in spans)
+        text = "lane%s %s read%s %s bytes%s%s, %s%s%s: %d sector%s move%s %d bytes for %d asked (%d%%)" % (
+            "" if one else "s", number_list(lanes), "s" if one else "", width if width else "several",
+            "" if one else " each", apart, where, " as int4s" if width == 16 else "",
+            " (lanes share some)" if shared else "", len(sectors), "" if len(sectors) == 1 else "s",
+            "s" if len(sectors) == 1 else "", moved, used, round(100.0 * used / moved))
+        self.y += 15
+        self.label(self.y, "load %d" % (k + 1))
+        self.y = self.c.paragraph(COL0, self.y, text, TEXT_W, 11)
+        valid = arr.get("valid_bytes")
+        span = hi - lo + 1
+        per_row = 32
+        rows = (span + per_row - 1) // per_row
+        shown_rows = min(rows, 2)
+        for r in range(shown_rows):
+            top = self.y + 6 + r * 22
+            for j in range(per_row):
+                s = lo + r * per_row + j
+                if s > hi:
+                    break
+                x = col_x(j)
+                touched = s in sectors
+                self.c.rect(x, top, BOX, 16, "#eef3fb" if touched else "#fff", "#7d93b8" if touched else "#d0d0d0",
+                            1, None if touched else "3 2", cls="sector")
+                for lane, off, nb, _a in spans:
+                    a_, b_ = max(off, 32 * s), min(off + nb, 32 * s + 32)
+                    if a_ >= b_:
+                        continue
+                    x0 = x + (a_ - 32 * s) * BOX / 32.0
+                    w = (b_ - a_) * BOX / 32.0
+                    bad = valid is not None and (off + nb > valid or off < 0)
+                    fill = C_BAD if bad else ("#3b6fb6" if lane % 2 == 0 else "#8fb0e0")
+                    self.c.rect(x0 + 0.5, top + 3, max(w - 1, 1), 10, fill, fill, 0)
+        self.y += 6 + shown_rows * 22 - 4
+        if rows > shown_rows:
+            self.para("(%d more sectors of this load not drawn)" % (span - shown_rows * per_row), 11, C_NOTE)
+
+    # --- shared memory
+
+    def draw_shared(self, ph, label):
+        numbers = self.numbers
+        who, what, pairs = describe_shared(ph, numbers)
+        requests, worst, conflicted = shared_requests(ph)
+        active = set(ph.shared)
+        words = set()
+        for accs in ph.shared.values():
+            for (w, n, _o, _v, _l) in accs:
+                words.update(range(w, w + n))
+        rows = sorted(set(w // 32 for w in words))
+        note = ""
+        if len(rows) > 9:
+            mine = sorted(set(w // 32 for t, accs in ph.shared.items() if t < 32 for (w0, n, _o, _v, _l) in accs
+                              for w in range(w0, w0 + n)))
+            if mine and len(mine) <= 9:
+                note = "Drawn: the words of warp 0 (rows %s); the other warps' words are rows %s." % (
+                    number_list([32 * r for r in mine]) if False else "of words %d-%d" % (32 * mine[0], 32 * mine[-1] + 31),
+                    "of words %d-%d" % (32 * min(r for r in rows if r not in mine), 32 * rows[-1] + 31))
+                rows = mine
+            else:
+                note = "Drawn: the first 9 of %d rows of words." % len(rows)
+                rows = rows[:9]
+        stored = set(w for w, _v in ph.stores)
+        loaded = set(w for w, _v in ph.reads)
+        frame = self.frames[ph.step] if ph.step < len(self.frames) else None
+        raced = frame.raced if frame is not None else set()
+        wide = max((a[1] for accs in ph.shared.values() for a in accs), default=1)
+        if wide > 1 and worst == 1:
+            conflict_text = "no bank conflict (%d-byte accesses: a GPU serves %d lanes a pass)" % (4 * wide, 32 // min(4, wide))
+        else:
+            conflict_text = None
+        conflict_text = conflict_text or "no bank conflict" if worst == 1 else \
+            "%d-way bank conflicts: one request asks a bank for %d different words (outlined orange)" % (worst, worst)
+        n = len(active)
+        self.heading(label, "%s (%d of %d) at work: %s. %s; %s." % (
+            who[0].upper() + who[1:], n, self.threads, what, warps_text(active, self.threads).capitalize(), conflict_text))
+        if note:
+            self.para(note, 11, C_NOTE)
+        arcs, verticals, margin, left = plan_arrows(pairs)
+        if left:
+            arcs, verticals, margin = [], [], None
+        shown_rows = set(rows)
+        arcs = [a for a in arcs if a[0] in shown_rows]
+        verticals = [v for v in verticals if v[1] in shown_rows and v[2] in shown_rows and abs(v[1] - v[2]) == 1]
+        if margin and not (set(range(margin[0][0], margin[0][1] + 1)) | set(range(margin[1][0], margin[1][1] + 1))) <= shown_rows:
+            margin = None
+        # bank numbers
+        self.y += 16
+        self.label(self.y, "bank")
+        for b in range(32):
+            self.c.text(col_x(b) + BOX / 2.0, self.y, str(b), 11, C_NOTE, anchor="middle", cls="bank")
+        self.y += 4
+        tops = {}
+        prev = None
+        for r in rows:
+            levels = max([a[3] for a in arcs if a[0] == r] or [0])
+            gap = 3
+            if levels:
+                gap += 7 + 10 * levels
+            if prev is not None and any(min(v[1], v[2]) == prev and max(v[1], v[2]) == r for v in verticals):
+                gap = max(gap, 16)
+            if prev is not None and r != prev + 1:
+                gap += 8
+            self.y += gap
+            tops[r] = self.y
+            self.label(self.y + 13, "word %d" % (32 * r))
+            for b in range(32):
+                w = 32 * r + b
+                fill, stroke, sw = "#fff", "#c8c8c8", 1
+                if w in stored:
+                    fill, stroke = C_ST, C_ST_EDGE
+                if w in loaded:
+                    stroke, sw = C_LD, 2
+                if w in conflicted:
+                    stroke, sw = C_CONFLICT, 3
+                if w in raced:
+                    fill, stroke, sw = C_RACE, C_BAD, 3
+                cls = "word" + (" conflict" if w in conflicted else "") + (" race" if w in raced else "")
+                self.c.rect(col_x(b), self.y, BOX, ROW, fill, stroke, sw, cls=cls)
+                value = numbers.cell(ph.mem.get(w))
+                if value:
+                    self.c.text(col_x(b) + BOX / 2.0, self.y + 13, value, 11, C_TEXT, anchor="middle")
+            self.y += ROW
+            prev = r
+        # arrows
+        for row, src, dst, level in arcs:
+            top = tops[row]
+            if src[0] == src[1] and dst[0] == dst[1]:
+                x1, x2 = col_x(src[0]) + BOX / 2.0, col_x(dst[0]) + BOX / 2.0
+                ya = top - 1
+            else:
+                ya = top - 5
+                for lo, hi in (src, dst):
+                    xa, xb = col_x(lo) + 3, col_x(hi) + BOX - 3
+                    self.c.line(xa, ya, xb, ya, C_ARROW, 1.5)
+                    self.c.line(xa, ya, xa, top - 1, C_ARROW, 1.5)
+                    self.c.line(xb, ya, xb, top - 1, C_ARROW, 1.5)
+                x1 = (col_x(src[0]) + col_x(src[1]) + BOX) / 2.0
+                x2 = (col_x(dst[0]) + col_x(dst[1]) + BOX) / 2.0
+            h = 8 + 10 * (level - 1)
+            self.c.curve(x1, ya, (x1 + x2) / 2.0, ya - 2 * h, x2, ya, C_ARROW, 1.2, cls="arrow")
+            self.c.head(x2, ya, (x2 - x1) * 0.15, 2 * h * 0.9 or 1, C_ARROW)
+        for b, src_row, dst_row in verticals:
+            x = col_x(b) + BOX / 2.0
+            if src_row > dst_row:
+                y1, y2 = tops[src_row] - 1, tops[dst_row] + ROW + 1
+            else:
+                y1, y2 = tops[src_row] + ROW + 1, tops[dst_row] - 1
+            self.c.line(x, y1, x, y2 + (6 if y2 < y1 else -6), C_ARROW, 1.2, cls="arrow")
+            self.c.head(x, y2, 0, y2 - y1, C_ARROW, 5)
+        if margin:
+            (s0, s1), (d0, d1) = margin
+            xb = RIGHT + 3
+            ys = (tops[s0] + 1, tops[s1] + ROW - 1)
+            yd = (tops[d0] + 1, tops[d1] + ROW - 1)
+            for a, b in (ys, yd):
+                self.c.line(xb, a, xb, b, C_ARROW, 1.5)
+                self.c.line(xb - 2, a, xb, a, C_ARROW, 1.5)
+                self.c.line(xb - 2, b, xb, b, C_ARROW, 1.5)
+            ms, md = sum(ys) / 2.0, sum(yd) / 2.0
+            xo = RIGHT + 22
+            self.c.line(xb, ms, xo, ms, C_ARROW, 1.5, cls="arrow")
+            self.c.line(xo, ms, xo, md, C_ARROW, 1.5, cls="arrow")
+            self.c.line(xo, md, xb + 7, md, C_ARROW, 1.5, cls="arrow")
+            self.c.head(xb + 1, md, -1, 0, C_ARROW)
+        if left:
+            self.para("(No arrows: the words read and written here follow no one pattern.)", 11, C_NOTE)
+        self.draw_lanes(active)
+
+    def draw_lanes(self, active, states=None):
+        nwarps = (self.threads + 31) // 32
+        self.y += 6
+        if nwarps <= 2:
+            for w in range(nwarps):
+                self.y += 4
+                self.label(self.y + 9, "warp %d" % w)
+                for lane in range(min(32, self.threads - 32 * w)):
+                    t = 32 * w + lane
+                    on = t in active
+                    fill = C_ON if on else C_OFF
+                    stroke = fill
+                    dash = None
+                    if states and t in states:
+                        fill = "#f0a030" if states[t][0] == "barrier" else "#c8c8c8"
+                        stroke, dash = ("#700", "3 2") if states[t][0] == "exited" else (fill, None)
+                    self.c.rect(col_x(lane), self.y, BOX, 9, fill, stroke, 1, dash, cls="lane on" if on else "lane off")
+                self.y += 9
+        else:
+            per_row = 8
+            for r0 in range(0, nwarps, per_row):
+                self.y += 4
+                for k, w in enumerate(range(r0, min(nwarps, r0 + per_row))):
+                    n = sum(1 for t in active if t // 32 == w)
+                    lanes = min(32, self.threads - 32 * w)
+                    fill = "#4c9a4c" if n == lanes else "#e8a33d" if n else C_OFF
+                    x = COL0 + k * 112
+                    self.c.rect(x, self.y, 108, 17, fill, fill, 1, cls="warpbox")
+                    self.c.text(x + 54, self.y + 12.5, "w%d: %s" % (w, "idle" if n == 0 else "%d/%d" % (n, lanes)),
+                                11, "#fff" if n else C_NOTE, anchor="middle")
+                self.y += 17
+            self.y += 0
+
+    # --- warp shuffles
+
+    def draw_ladder(self, rounds, label, others, repeats, users):
+        """rounds: [(name, parameter, {lane: [(given, got), ...]})], channels per lane (a value,
+        then its index: argmin shuffles both)."""
+        name = rounds[0][0]
+        kind = name.replace("__shfl_", "").replace("_sync", "") or "idx"
+        how = {"down": "lane l takes the value of lane l+%s", "xor": "lanes l and l xor %s swap values",
+               "up": "lane l takes the value of lane l-%s", "": "each lane takes the value of lane %s"}
+        deltas = [r[1] for r in rounds]
+        dtext = str(deltas[0]) + (" (then %s)" % ", ".join(str(x) for x in deltas[1:]) if len(deltas) > 1 else "")
+        channels = max(len(v) for r in rounds for v in r[2].values())
+        op = {"sum": "each adds what it takes to its own", "min": "each keeps the smaller",
+              "max": "each keeps the larger",
+              "argmin": "each keeps the pair that comes first (the smaller value, on a tie the smaller index)"}.get(
+                  self.numbers.op, "each combines them")
+        text = "Warp 0 shuffles %d time%s (%s): %s, and %s. Rows: warp 0's register in each lane before, " \
+               "then after each shuffle; an arrow from the lane that gives a value to the lane that takes it." % (
+                   len(rounds), "" if len(rounds) == 1 else "s", kind, how.get(kind, how[""]) % dtext, op)
+        if channels > 1:
+            text += " Each cell: the value, and under it its index."
+        text += " A pale lane's value is never used."
+        if others:
+            text += " %s the same at the same time (not drawn)." % others
+        self.heading(label, text)
+        # which lanes matter: those whose values reach a lane that uses the result
+        needed = [set(range(32))] * (len(rounds) + 1)
+        if users and kind in ("down", "up"):
+            need = set(users)
+            needed = [None] * (len(rounds) + 1)
+            needed[len(rounds)] = set(need)
+            for r in range(len(rounds) - 1, -1, -1):
+                nxt = set()
+                for l in needed[r + 1]:
+                    nxt.add(l)
+                    src = self.source_lane(rounds[r][0], rounds[r][1], l)
+                    if src is not None:
+                        nxt.add(src)
+                needed[r] = nxt
+        # the rows: before round 1, after each round
+        values = []
+        first = rounds[0][2]
+        values.append({l: [c[0] for c in first[l]] for l in first})
+        for r, (nm, p, lanes) in enumerate(rounds):
+            if r + 1 < len(rounds):
+                nxt = rounds[r + 1][2]
+                values.append({l: [c[0] for c in nxt[l]] for l in nxt})
+            else:
+                values.append(self.combined(lanes))
+        cell_h = ROW if channels == 1 else 30
+        self.y += 8
+        self.label(self.y + 10, "lane")
+        for l in range(32):
+            self.c.text(col_x(l) + BOX / 2.0, self.y + 10, str(l), 11, C_NOTE, anchor="middle")
+        self.y += 16
+        tops = []
+        for r, row in enumerate(values):
+            if r:
+                gap_top = self.y
+                self.y += 30
+                nm, p, lanes = rounds[r - 1]
+                self.label(gap_top + 19, "%s %s" % (kind, p) if kind else "lane %s" % p)
+                for l in sorted(lanes):
+                    src = self.source_lane(nm, p, l)
+                    if src is None or src == l or l not in needed[r]:
+                        continue
+                    x1, x2 = col_x(src) + BOX / 2.0, col_x(l) + BOX / 2.0
+                    y1, y2 = gap_top + 1, self.y - 1
+                    self.c.line(x1, y1, x2 - (x2 - x1) * 6.0 / ((y2 - y1) ** 2 + (x2 - x1) ** 2) ** 0.5,
+                                y2 - 6.0 * (y2 - y1) / ((y2 - y1) ** 2 + (x2 - x1) ** 2) ** 0.5, C_SHFL, 1, cls="shfl")
+                    self.c.head(x2, y2, x2 - x1, y2 - y1, C_SHFL, 6)
+            else:
+                self.label(self.y + 13, "before")
+            tops.append(self.y)
+            for l in range(32):
+                vals = row.get(l) if row else None
+                use = l in needed[r]
+                self.c.rect(col_x(l), self.y, BOX, cell_h, C_REG if use else C_PALE, C_REG_EDGE if use else "#e0d6bf", 1,
+                            cls="register")
+                if vals and use:
+                    self.c.text(col_x(l) + BOX / 2.0, self.y + 13, self.numbers.cell(vals[0]), 11, C_TEXT, anchor="middle")
+                    if channels > 1 and len(vals) > 1:
+                        self.c.text(col_x(l) + BOX / 2.0, self.y + 26, short(i32(vals[1])), 11, C_NOTE, anchor="middle")
+            self.y += cell_h
+        if repeats:
+            self.para(repeats, 11, C_NOTE)
+
+    @staticmethod
+    def source_lane(name, param, lane):
+        if "down" in name:
+            src = lane + param
+        elif "up" in name:
+            src = lane - param
+        elif "xor" in name:
+            src = lane ^ param
+        else:
+            src = param
+        return src if 0 <= src < 32 else None
+
+    def combined(self, lanes):
+        """Each lane's value after the last shuffle: its own and the one it took, combined."""
+        out = {}
+        for l, chans in lanes.items():
+            if len(chans) == 1:
+                v = self.numbers.combine(chans[0][0], chans[0][1])
+                out[l] = [v] if v is not None else None
+            elif len(chans) == 2 and self.numbers.op == "argmin":
+                (mv, ov), (mi, oi) = chans
+                a, b = (i32(mv), mi & 0xFFFFFFFF), (i32(ov), oi & 0xFFFFFFFF)
+                out[l] = [ov, oi] if b < a else [mv, mi]
+            else:
+                out[l] = None
+        return out
+
+    # --- global stores and atomics
+
+    def draw_writes(self, ph):
+        lines = []
+        for t in sorted(ph.glob):
+            stores = [g for g in ph.glob[t] if g[0] == "st"]
+            atoms = [g for g in ph.glob[t] if g[0] == "atom"]
+            if stores:
+                names = {}
+                for (_op, aid, off, nb, value, _l, _a) in stores:
+                    names.setdefault(aid, []).append((off // max(4, nb), value))
+                for aid, items in names.items():
+                    name = self.arrays[aid]["name"] if 0 <= aid < len(self.arrays) else "device memory"
+                    if len(items) == 1:
+                        lines.append("thread %d stores %s[%d] = %s" % (t, name, items[0][0], self.numbers.cell(items[0][1])
+                                                                          if not isinstance(items[0][1], list) else full(items[0][1])))
+                    else:
+                        lines.append("thread %d stores %s[%s] = %s" % (
+                            t, name, number_list([i for i, _v in items]),
+                            ", ".join(self.numbers.cell(v) if not isinstance(v, list) else full(v) for _i, v in items[:9])))
+            for (_op, aid, off, nb, before, _l, after) in atoms:
+                lines.append("thread %d: an atomic on %s: %s becomes %s" % (
+                    t, self.word_name(aid, nb), word_text(before, nb), word_text(after, nb)))
+            if t in ph.fences:
+                lines.append("thread %d: a fence (its stores are seen by every block before what follows)" % t)
+        if len(lines) > 6:
+            lines = lines[:5] + ["... and %d more" % (len(lines) - 5)]
+        for text in lines:
+            self.para(text, 11)
+
+    def word_name(self, aid, nbytes):
+        if 0 <= aid < len(self.arrays):
+            return self.arrays[aid]["name"]
+        return "the %d-byte __device__ word" % nbytes
+
+    # --- the timeline of the block
+
+    def draw_block(self):
+        steps = self.block["steps"]
+        by_step = {}
+        for ph in self.phases:
+            by_step.setdefault(ph.step, []).append(ph)
+        for s in range(len(steps)):
+            label = "step %d" % (s + 1)
+            phases = by_step.get(s, [])
+            pending = []      # the shuffle rounds of the ladder being drawn
+            seen_ladders, seen_shared = {}, {}
+            skipped = [0, 0]
+            for i, ph in enumerate(phases):
+                warp0_memory = any(t < 32 for t in ph.shared) or any(t < 32 for t in ph.glob)
+                if (ph.shared or ph.glob or ph.fences) and pending:
+                    label = self.flush_ladder(pending, label, ph, seen_ladders, skipped)
+                    pending = []
+                if ph.glob:
+                    self.draw_loads(ph)
+                if ph.shared:
+                    sig = shared_signature(ph)
+                    if sig in seen_shared and not self.phase_errors(ph):
+                        skipped[1] += 1
+                    else:
+                        seen_shared[sig] = True
+                        self.draw_shared(ph, label)
+                        label = ""
+                if ph.glob or ph.fences:
+                    self.draw_writes(ph)
+                rnd = self.round_of(ph)
+                if rnd:
+                    pending.append(rnd)
+                del warp0_memory
+            if pending:
+                label = self.flush_ladder(pending, label, None, seen_ladders, skipped)
+            if skipped[0] or skipped[1]:
+                self.para("Then %s like these: not drawn." % " and ".join(
+                    x for x in ("%d more shuffle ladder%s" % (skipped[0], "" if skipped[0] == 1 else "s") if skipped[0] else "",
+                                "%d more step%s in shared memory" % (skipped[1], "" if skipped[1] == 1 else "s") if skipped[1] else "")
+                    if x), 11, C_NOTE)
+            self.draw_errors(s)
+            if steps[s].get("barrier_line"):
+                self.barrier(steps[s])
+
+    def phase_errors(self, ph):
+        f = self.frames[ph.step] if ph.step < len(self.frames) else None
+        return bool(f and f.errors)
+
+    def round_of(self, ph):
+        lanes = {t: v for t, v in ph.shfl.items() if t < 32}
+        if not lanes:
+            return None
+        name = next(iter(lanes.values()))[0]
+        param = next(iter(lanes.values()))[4]
+        others = sorted(set(t // 32 for t in ph.shfl if t >= 32))
+        return (name, param, {t: [(v[2], v[3])] for t, v in lanes.items()}, others, ph)
+
+    def flush_ladder(self, pending, label, after, seen, skipped):
+        # two shuffles in a row with the same lane distance move one pair (argmin: value, index)
+        rounds = []
+        for name, param, lanes, others, ph in pending:
+            if rounds and rounds[-1][0] == name and rounds[-1][1] == param and self.numbers.op == "argmin" \
+                    and len(next(iter(rounds[-1][2].values()))) == 1:
+                for l, ch in lanes.items():
+                    rounds[-1][2].setdefault(l, []).extend(ch)
+            else:
+                rounds.append((name, param, {l: list(ch) for l, ch in lanes.items()}, others))
+        # a ladder: shuffles whose lane distance shrinks; a larger one starts the next ladder
+        ladders = [[rounds[0]]]
+        for r in rounds[1:]:
+            prev = ladders[-1][-1]
+            if r[0] == prev[0] and r[1] < prev[1]:
+                ladders[-1].append(r)
+            else:
+                ladders.append([r])
+        for lad in ladders:
+            sig = tuple((r[0], r[1]) for r in lad)
+            if sig in seen:
+                skipped[0] += 1
+                continue
+            seen[sig] = True
+            others = sorted(set(w for r in lad for w in r[3]))
+            who = "" if not others else ("Warp %d does" % others[0] if len(others) == 1 else
+                                        "Warps %s do" % number_list(others))
+            users = self.users_after(after) if lad is ladders[-1] else None
+            self.draw_ladder([(r[0], r[1], r[2]) for r in lad], label, who, "", users)
+            label = ""
+        return label
+
+    def users_after(self, ph):
+        """Lanes of warp 0 that touch memory right after a ladder (they use its result)."""
+        if ph is None:
+            return None
+        lanes = set(t for t in ph.shared if t < 32) | set(t for t in ph.glob if t < 32)
+        return lanes or None
+
+    def barrier(self, step):
+        self.y += 14
+        text = "barrier: every thread waits here (%s)" % self.line_name(step["barrier_line"])
+        self.c.text(8, self.y, text, 11, C_NOTE, cls="barrier")
+        x = 8 + text_width(text, 11) + 8
+        if x < DOC_WIDTH - 20:
+            self.c.line(x, self.y - 4, DOC_WIDTH - 8, self.y - 4, "#9aa4b4", 1, cls="barrier")
+        self.y += 2
+
+    def draw_errors(self, step):
+        f = self.frames[step] if step < len(self.frames) else None
+        if not f:
+            return
+        errors = f.errors
+        shown = errors[:4]   # the page (-o) lists every one
+        for _kind, text, _who in shown:
+            self.para(text, 11, C_BAD, weight="bold")
+        if len(errors) > len(shown):
+            kinds = sorted(set(e[0].replace("_", " ") for e in errors[len(shown):]))
+            self.para("... and %d more (%s) in this step." % (len(errors) - len(shown), ", ".join(kinds)), 11, C_BAD,
+                      weight="bold")
+        if f.states:
+            self.para("Where each thread stood: waiting at a barrier (orange), exited (dashed), running (dark).", 11, C_NOTE)
+            self.draw_lanes(set(t for t, st in f.states.items() if st[0] not in ("barrier", "exited")), f.states)
+
+    # --- between the blocks
+
+    def draw_meeting(self):
+        """The blocks' meeting: in a one-pass stage, the atomics of every block on the words they
+        meet in, in the order the blocks ran; in a stage of many passes, the partial results each
+        block stores and the next launch reads."""
+        launches = self.trace["launches"]
+        if len(launches) == 1 and len(launches[0]["blocks"]) == 1:
+            return
+        self.heading("blocks", "Between the blocks: what each block leaves in global memory for the others, in "
+                               "the order the emulator ran them (a GPU runs them in any order).")
+        for li, launch in enumerate(launches):
+            blocks = launch["blocks"]
+            self.para("Launch %d: %d block%s of %d threads%s." % (
+                li + 1, launch["grid"][0], "" if launch["grid"][0] == 1 else "s", launch["block"][0],
+                "" if len(blocks) == 1 else ", run in the order " + ", ".join("block %d" % b["index"][0] for b in blocks)),
+                11, C_NOTE)
+            first_seen = {}
+            for rank, b in enumerate(blocks):
+                rows = []   # (text before the box, box text, text after)
+                reads = {}
+                for ev in b["events"]:
+                    if ev[2] not in ("ld", "st", "atom"):
+                        continue
+                    aid = ev[3]
+                    a = self.arrays[aid] if 0 <= aid < len(self.arrays) else None
+                    if a is not None and a["space"] == "shared":
+                        continue
+                    if ev[2] == "ld":
+                        if a is not None and a["name"] != "in":
+                            reads.setdefault(a["name"], []).append(ev[4] // 4)
+                        continue
+                    if ev[2] == "st":
+                        name = a["name"] if a else "device memory"
+                        value = self.numbers.cell(ev[6]) if not isinstance(ev[6], list) else full(ev[6])
+                        rows.append(("thread %d stores %s[%d] =" % (ev[0], name, ev[4] // max(4, ev[5])), value, ""))
+                    else:
+                        key = (aid, ev[4], ev[5])
+                        word = self.word_name(aid, ev[5])
+                        if key not in first_seen:
+                            first_seen[key] = True
+                            rows.append(("%s before the launch:" % word, word_text(ev[6], ev[5]), ""))
+                        rows.append(("thread %d's atomic: %s becomes" % (ev[0], word), word_text(ev[8], ev[5]),
+                                     ""))
+                for name, idx in sorted(reads.items()):
+                    rows.insert(0, ("reads %s[%s]" % (name, number_list(idx)), None, ""))
+                if not rows:
+                    rows = [("leaves nothing in global memory", None, "")]
+                if len(rows) > 6:
+                    rows = rows[:5] + [("... and %d more" % (len(rows) - 5), None, "")]
+                self.y += 8
+                top = self.y
+                self.c.rect(COL0, top, 96, 18, "#dfe8f5", "#7d93b8", 1, cls="block")
+                self.c.text(COL0 + 48, top + 13, "block %d" % b["index"][0], 11, C_TEXT, anchor="middle")
+                x_text = COL0 + 96 + 34
+                self.c.line(COL0 + 97, top + 9, x_text - 10, top + 9, C_ARROW, 1.2, cls="arrow")
+                self.c.head(x_text - 5, top + 9, 1, 0, C_ARROW)
+                y = top
+                for k, (before, box, after) in enumerate(rows):
+                    if k:
+                        y += 22
+                    label = ("%s: " % ordinal(rank + 1) if k == 0 and len(blocks) > 1 else "") + before
+                    self.c.text(x_text, y + 13, label, 11, C_TEXT)
+                    x = x_text + text_width(label, 11) + 8
+                    if box is not None:
+                        w = text_width(box, 11) + 10
+                        self.c.rect(x, y, w, 18, C_REG, C_REG_EDGE, 1, cls="word")
+                        self.c.text(x + w / 2.0, y + 13, box, 11, C_TEXT, anchor="middle")
+                        x += w + 8
+                    if after:
+                        self.c.text(x, y + 13, after, 11, C_NOTE)
+                self.y = y + 18
+
+    # --- the whole picture
+
+    def counters_text(self):
+        c = self.run.get("counters")
+        if not c:
+            return None
+        parts = ["%d block barriers" % c["block_barriers"], "%d warp meetings" % c["warp_meetings"],
+                 "%d shared-memory requests, %d bank conflicts" % (c["shared_requests"], c["shared_bank_conflicts"]),
+                 "%d divergent requests" % c["divergent_shared_requests"],
+                 "%d global loads of %g bytes on average, in %d requests moving %d sectors (%d needed)" % (
+                     c["global_loads"], c["global_load_bytes"] / float(c["global_loads"] or 1),
+                     c["global_load_requests"], c["global_load_sectors"], c["global_load_sectors_needed"])]
+        return "Counted by the emulator in pass 1 (all %d block%s of the first launch): %s." % (
+            c["blocks"], "" if c["blocks"] == 1 else "s", "; ".join(parts))
+
+
+def shared_signature(ph):
+    """A step in shared memory, up to where: which threads, how many accesses of which kind.
+    Two steps alike (the 9 components of a matrix, each stored alike) are drawn once."""
+    return tuple(sorted((t, tuple((a[2], a[1]) for a in accs)) for t, accs in ph.shared.items()))
+
+
+def ordinal(k):
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, "%dth" % k)
+
+
+def word_text(value, nbytes):
+    """An atomic's word: an int, or an 8-byte word in hexadecimal, in groups of 4 digits."""
+    if isinstance(value, list):
+        v = 0
+        for k, w in enumerate(value):
+            v |= (int(w) & 0xFFFFFFFF) << (32 * k)
+        digits = "%0*x" % (2 * nbytes, v)
+        return "0x" + "_".join(digits[k:k + 4] for k in range(0, len(digits), 4))
+    return str(i32(value))
+
+
+def is_matrix(problem):
+    """The 3x3 matrices' problems (kit_type_name: '3x3 int matrix', '... (9 planes)')."""
+    kind = problem.get("type", "")
+    return "matri" in kind or kind.startswith("mat3")
+
+
+def pattern_words(doc):
+    problem = doc.get("problem", {})
+    kind = "matrix" if is_matrix(problem) else problem.get("type")
+    words = {("ones", "int"): "all ones: each number counts the inputs it sums",
+             ("random", "int"): "random ints in [-8, 8]",
+             ("random", "float"): "random floats in [0, 1)",
+             ("random", "matrix"): "random ints in [-8, 8] in each component"}
+    return words.get((doc.get("pattern"), kind), "input pattern %s" % doc.get("pattern"))
+
+
+def block_svg(doc, impl_index=0, run_index=0, launch=0, block=None, no_source=False, beside=None, caption=None):
+    """The static drawing of one block (default: block 0 of the first launch)."""
+    impl = doc["impls"][impl_index]
+    run = impl["runs"][run_index]
+    trace = run["trace"]
+    if launch >= len(trace["launches"]):
+        raise SystemExit("the trace has no launch %d" % launch)
+    blocks = trace["launches"][launch]["blocks"]
+    if block is None:
+        zero = [k for k, b in enumerate(blocks) if b["index"] == [0, 0, 0]]
+        block = zero[0] if zero else 0
+    elif block >= len(blocks):
+        raise SystemExit("launch %d of the trace has no block %d" % (launch, block))
+    source = None if no_source else impl.get("source_lines")
+    d = BlockDrawing(doc, impl_index, run_index, launch, block, source)
+    c = d.c
+    problem = doc.get("problem", {})
+    words = "%d %s" % (run["n"], "matrices" if is_matrix(problem) else "floats" if problem.get("type") == "float"
+                       else "ints")
+    d.y = 20
+    c.text(8, d.y, "Stage %d, %s: block %d of %d threads" % (doc["stage"], doc["title"], d.block["index"][0], d.threads),
+           14, "#000", weight="bold")
+    pattern = pattern_words(doc)
+    who = "the stage's reference kernel" if impl["impl"] == "solutions" else "%s (%s)" % (impl["impl"], impl["source"])
+    d.para(caption or "n = %s (%s); drawn from the CPU emulator's trace of %s%s." % (
+        words, pattern, who, "" if run["status"] == "OK" else ", which went wrong: %s" % (run["message"] or run["status"])),
+        11, C_NOTE, x=8, width=DOC_WIDTH - 16)
+    legend(d)
+    if beside is not None:
+        draw_beside(d, beside, doc)
+    d.draw_block()
+    d.draw_meeting()
+    counted = d.counters_text()
+    if counted:
+        d.y += 6
+        d.para(counted, 11, C_NOTE, x=8, width=DOC_WIDTH - 16)
+    height = int(d.y + 14)
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'font-family="DejaVu Sans Mono, monospace">'
+            '<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>%s</svg>\n' % (
+                DOC_WIDTH, height, DOC_WIDTH, height, DOC_WIDTH, height, "".join(c.parts)))
+
+
+def legend(d):
+    """One line of swatches: what the colours mean."""
+    d.y += 10
+    x = 8
+    items = [("rect", C_ST, C_ST_EDGE, "stored"), ("rect", "#fff", C_LD, "loaded"),
+             ("rect", "#fff", C_CONFLICT, "bank conflict"), ("rect", C_RACE, C_BAD, "race"),
+             ("lane", C_ON, C_ON, "lane at work"), ("lane", C_OFF, C_OFF, "idle lane"),
+             ("rect", C_REG, C_REG_EDGE, "register"), ("rect", C_PALE, "#e0d6bf", "unused")]
+    for kind, fill, stroke, text in items:
+        h = 12 if kind == "rect" else 8
+        d.c.rect(x, d.y + (12 - h) / 2.0, 16, h, fill, stroke, 2 if stroke in (C_LD, C_CONFLICT) else 1)
+        x += 20
+        d.c.text(x, d.y + 10, text, 11, C_NOTE)
+        x += text_width(text, 11) + 14
+    d.y += 14
+
+
+# ----------------------------------------------------------------------------- two stages side by side
+
+def summary_rows(doc):
+    """What a stage's block does, as rows to set beside another stage's: its loads, each step in
+    shared memory, its shuffles, and the counters."""
+    impl = doc["impls"][0]
+    run = impl["runs"][0]
+    trace = run["trace"]
+    blocks = trace["launches"][0]["blocks"]
+    zero = [k for k, b in enumerate(blocks) if b["index"] == [0, 0, 0]]
+    d = BlockDrawing(doc, 0, 0, 0, zero[0] if zero else 0, None)
+    rows = []
+    loads = {}
+    for ph in d.phases:
+        for t, accs in ph.glob.items():
+            for g in accs:
+                if g[0] == "ld":
+                    loads.setdefault(t, []).append(g)
+    if loads:
+        per = {}
+        for t, accs in loads.items():
+            for g in accs:
+                per.setdefault(t, {}).setdefault(g[3], 0)
+                per[t][g[3]] += 1
+        common = {}
+        for t, sig in per.items():
+            key = tuple(sorted(sig.items(), reverse=True))
+            common[key] = common.get(key, 0) + 1
+        sig = max(common.items(), key=lambda kv: kv[1])[0]
+        text = "Loads: %s per thread" % " and ".join("%d of %d bytes" % (n, b) for b, n in sig)
+        w0 = {t: v for t, v in loads.items() if t < 32}
+        if w0:
+            count = max(len(v) for v in w0.values())
+            effs = []
+            for k in range(count):
+                spans = [(v[k][2], v[k][3]) for t, v in sorted(w0.items()) if len(v) > k]
+                sectors = set(s for off, nb in spans for s in range(off // 32, (off + nb - 1) // 32 + 1))
+                asked = set()
+                for off, nb in spans:
+                    asked.update(range(off, off + nb))
+                effs.append((len(sectors), len(asked)))
+            if len(set(effs)) == 1:
+                text += "; %s: %d sector%s for %d bytes asked (%d%%)" % (
+                    "each of warp 0's %d loads" % count if count > 1 else "warp 0's load", effs[0][0],
+                    "" if effs[0][0] == 1 else "s", effs[0][1], round(100.0 * effs[0][1] / (32 * effs[0][0])))
+            else:
+                shown = effs[:6]
+                text += "; warp 0's loads: %s sectors for %s bytes asked%s" % (
+                    ", ".join(str(e[0]) for e in shown), ", ".join(str(e[1]) for e in shown),
+                    ", ..." if len(effs) > len(shown) else "")
+        rows.append(("loads", text, None))
+    k = 0
+    lines_seen = set()
+    previous = None
+    for ph in d.phases:
+        if not ph.shared:
+            continue
+        shape = (ph.step, tuple(sorted((t, tuple((a[2], a[1]) for a in accs)) for t, accs in ph.shared.items())))
+        if shape == previous and rows and rows[-1][0].startswith("shared"):
+            key, text, active, again = rows[-1]
+            rows[-1] = (key, text, active, again + 1)   # the same step again (another component)
+            continue
+        previous = shape
+        k += 1
+        who, what, _pairs = describe_shared(ph, d.numbers)
+        _r, worst, _c = shared_requests(ph)
+        lines = sorted(set(a[4] for accs in ph.shared.values() for a in accs if isinstance(a[4], int)))
+        again = lines and set(lines) <= lines_seen
+        lines_seen.update(lines)
+        text = "Step %d: %s: %s; %s; line %s%s" % (
+            ph.step + 1, who, what, "no bank conflict" if worst == 1 else "%d-way bank conflicts" % worst,
+            number_list(lines) if lines else "?", " again (a loop)" if again else "")
+        rows.append(("shared %d" % k, text, set(ph.shared), 0))
+    rows = [r if len(r) == 3 else (r[0], r[1] + ("" if not r[3] else "; then %d more time%s alike" % (
+        r[3], "" if r[3] == 1 else "s")), r[2]) for r in rows]
+    shuffles = [ph for ph in d.phases if ph.shfl]
+    if shuffles:
+        kinds = sorted(set(v[0].replace("__shfl_", "").replace("_sync", "") for ph in shuffles for v in ph.shfl.values()))
+        warps = sorted(set(t // 32 for ph in shuffles for t in ph.shfl))
+        mine = [ph for ph in shuffles if any(t < 32 for t in ph.shfl)]
+        deltas = [next(v for t, v in sorted(ph.shfl.items()) if t < 32)[4] for ph in mine]
+        ladders = 1 + sum(1 for a, b in zip(deltas, deltas[1:]) if b >= a)
+        rows.append(("shuffles", "Shuffles (%s): warp 0 shuffles %d times, %s; warp%s %s shuffle" % (
+            "/".join(kinds), len(mine), "in %d ladders of %s" % (ladders, ", ".join(str(x) for x in deltas[:5]))
+            if ladders > 1 else "lane distances %s" % ", ".join(str(x) for x in deltas),
+            "" if len(warps) == 1 else "s", number_list(warps)), None))
+    else:
+        rows.append(("shuffles", "No shuffle: every step goes through shared memory", None))
+    counted = d.counters_text()
+    c = run.get("counters")
+    if c:
+        rows.append(("counters", "Counted: %d barriers, %d warp meetings, %d shared requests, %d bank conflicts, "
+                                 "%d divergent requests, %d global loads, %d sectors" % (
+                                     c["block_barriers"], c["warp_meetings"], c["shared_requests"],
+                                     c["shared_bank_conflicts"], c["divergent_shared_requests"], c["global_loads"],
+                                     c["global_load_sectors"]), None))
+    del counted
+    return rows, d.threads
+
+
+def draw_beside(d, before, doc):
+    """The previous stage's block beside this one's, row by row: what this stage changed."""
+    left, threads = summary_rows(before)
+    right, _ = summary_rows(doc)
+    half = (DOC_WIDTH - 24) // 2
+    xs = (8, 8 + half + 8)
+    d.y += 26
+    d.c.text(xs[0], d.y, "Stage %d (the previous stage)" % before["stage"], 12, "#000", weight="bold")
+    d.c.text(xs[1], d.y, "Stage %d (this page)" % doc["stage"], 12, "#000", weight="bold")
+    d.c.line(xs[1] - 8, d.y - 12, xs[1] - 8, d.y + 4, "#c0c6d0", 1)
+    keys = []
+    for k, _t, _a in left + right:
+        if k not in keys:
+            keys.append(k)
+    order = {"loads": 0, "shuffles": 2, "counters": 3}
+    keys.sort(key=lambda k: (order.get(k, 1), int(k.split()[1]) if k.startswith("shared") else 0))
+    lmap = dict((k, (t, a)) for k, t, a in left)
+    rmap = dict((k, (t, a)) for k, t, a in right)
+    top_line = d.y + 4
+    for key in keys:
+        row_top = d.y + 6
+        bottoms = []
+        for side, m in ((0, lmap), (1, rmap)):
+            y = row_top
+            if key in m:
+                text, active = m[key]
+                y += 12
+                y = d.c.paragraph(xs[side], y, text, half, 11)
+                if active is not None:
+                    y += 6
+                    y = mini_lanes(d.c, xs[side], y, active, threads)
+            bottoms.append(y)
+        d.y = max(bottoms) + 4
+        d.c.line(8, d.y + 2, DOC_WIDTH - 8, d.y + 2, "#e3e6ea", 1)
+        d.c.line(xs[1] - 8, row_top - 4, xs[1] - 8, d.y + 2, "#c0c6d0", 1)
+    del top_line
+    d.y += 6
+
+
+def mini_lanes(c, x, y, active, threads):
+    """The lanes of every warp as small boxes (no numbers), at most 2 warps a line."""
+    nwarps = (threads + 31) // 32
+    per_line = 2 if nwarps <= 2 else 4
+    lane_w = 7 if per_line == 2 else 3.5
+    warp_w = 32 * lane_w + 8
+    for w in range(nwarps):
+        if w % per_line == 0 and w:
+            y += 12
+        x0 = x + (w % per_line) * warp_w
+        for lane in range(min(32, threads - 32 * w)):
+            t = 32 * w + lane
+            fill = C_ON if t in active else C_OFF
+            c.rect(x0 + lane * lane_w, y, lane_w - 1, 9, fill, fill, 0, cls="lane")
+    return y + 9
+
+
+def static_svg(doc, impl=None, threads=None, launch=0, block=None, no_source=False, beside=None, caption=None):
+    """One block of one run, as the static drawing (see the section's comment)."""
     ii = 0
     if impl is not None:
         names = [m["impl"] for m in doc["impls"]]
@@ -681,34 +2145,28 @@ def static_svg(doc, impl=None, threads=None, launch=0, block=0):
         if threads not in sizes:
             raise SystemExit("the trace was made for %s threads, not %d" % (", ".join(map(str, sizes)), threads))
         ri = sizes.index(threads)
-    trace = runs[ri]["trace"]
-    if launch >= len(trace["launches"]) or block >= len(trace["launches"][launch]["blocks"]):
-        raise SystemExit("the trace has no launch %d, block %d" % (launch, block))
-    source = doc["impls"][ii].get("source_lines")
-    problem = doc.get("problem", {})
-    frames, shared_words, nthreads = build_block(trace, launch, block, source, problem)
-    attach_errors(trace, launch, block, frames, trace["arrays"], source, problem)
-    svg = Svg()
-    y = 0
-    title = "Stage %d, %d threads" % (doc["stage"], runs[ri]["threads"])
-    for f in frames:
-        y = draw_frame(svg, f, len(frames), shared_words, nthreads, source, title, y)
-    return svg_document("".join(svg.parts), y)
+    return block_svg(doc, ii, ri, launch, block, no_source, beside, caption)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace")
     parser.add_argument("-o", "--output", help="the HTML page to write")
-    parser.add_argument("--svg", help="write one block's steps as a static SVG instead")
-    parser.add_argument("--impl")
-    parser.add_argument("--threads", type=int)
-    parser.add_argument("--launch", type=int, default=0)
-    parser.add_argument("--block", type=int, default=0)
+    parser.add_argument("--svg", help="write one block from its start to its end as a static SVG instead")
+    parser.add_argument("--impl", help="--svg: the implementation drawn (labs, solutions; default: the first)")
+    parser.add_argument("--threads", type=int, help="--svg: the block size drawn (default: the trace's first)")
+    parser.add_argument("--launch", type=int, default=0, help="--svg: the launch drawn (0: the first)")
+    parser.add_argument("--block", type=int, help="--svg: the block drawn, its place in the order the emulator "
+                                                   "ran them (default: blockIdx.x = 0)")
+    parser.add_argument("--no-source", action="store_true",
+                        help="--svg: no source text, even where the trace has it (line numbers only)")
+    parser.add_argument("--beside", metavar="TRACE.json",
+                        help="--svg: another stage's trace (same block size), drawn beside this one, row by row")
     args = parser.parse_args(argv)
     doc = load(args.trace)
     if args.svg:
-        text = static_svg(doc, args.impl, args.threads, args.launch, args.block)
+        beside = load(args.beside) if args.beside else None
+        text = static_svg(doc, args.impl, args.threads, args.launch, args.block, args.no_source, beside)
         out = args.svg
     elif args.output:
         text = page(doc)
@@ -718,7 +2176,6 @@ def main(argv=None):
     with open(out, "w") as f:
         f.write(text)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

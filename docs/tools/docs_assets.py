@@ -5,8 +5,10 @@ Reads the kit's description, kit.json (common/kit_description.cmake: the stages 
 common/stages.def, their problems and points), the stage files and every ladder result in
 docs/results/*.json, and writes into OUT (the build folder, never the source tree), for each
 stage documented:
-  stage<K>.svg           the picture of stage K (docs/tools/stage_picture.py runs the reference
-                         kernel of solutions/; a picture of the algorithm, with no code in it)
+  stage<K>.svg           the picture of stage K: tools/trace_picture.py --svg draws the CPU emulator's
+                         trace of the reference kernel (traces/stage<K>.json, made by --emulator's
+                         --trace for one small launch, PICTURE_LAUNCH), beside the previous stage's
+                         where the stage replaces one idea with another (PICTURE_BESIDE); no code in it
   changes-stage<K>.html  the code difference from stage K-1 to stage K, from the real files
   results-stage<K>.html  the measured numbers of stage K, one row per result file
   ladder.html            bar charts and tables of every result file, for the main page
@@ -30,11 +32,12 @@ Two editions, one script:
 Files of stages no longer documented are removed from OUT, so a smaller release leaves no
 stale pictures or copies behind.
 Usage: docs_assets.py SOURCE_DIR OUT [--edition instructor|student] [--stages 1,2,3] [--closed 1]
-                      [--kit KIT.json]
---edition, --stages, --closed and --kit default to the environment variables KIT_DOCS_EDITION,
-KIT_DOCS_STAGES, KIT_DOCS_CLOSED and KIT_DOCS_KIT (set by docs/CMakeLists.txt: the build's
-kit.json), and else to instructor, all stages, none, and a description of SOURCE_DIR written
-by its own generator (cmake -P common/kit_description.cmake).
+                      [--kit KIT.json] [--emulator reduce_ladder_emu]
+--edition, --stages, --closed, --kit and --emulator default to the environment variables
+KIT_DOCS_EDITION, KIT_DOCS_STAGES, KIT_DOCS_CLOSED, KIT_DOCS_KIT and KIT_DOCS_EMULATOR (set by
+docs/CMakeLists.txt: the build's kit.json and reduce_ladder_emu), and else to instructor, all
+stages, none, and a description of SOURCE_DIR written by its own generator (cmake -P
+common/kit_description.cmake); the pictures need the emulator.
 """
 import argparse
 import difflib
@@ -45,12 +48,14 @@ import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stage_picture  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
+import trace_picture  # noqa: E402
 # What the sweep test holds every committed sweep to (stage 8 against CUB): the pages quote these
 # thresholds and ranges through aliases, never typed copies.
 from check_sweeps import ALL_MIN, ALL_RANGE, MID_MIN, MID_RANGE  # noqa: E402
@@ -2051,17 +2056,120 @@ def figure_aliases(runs, sweeps=(), stages=(), accuracy=(), float_stage=9, float
     return "\n".join(lines) + "\n"
 
 
+def float32(x):
+    """x rounded to the nearest IEEE binary32 (ties to even), as a Python float."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def float32_add(a, b):
+    """a + b of two floats as the GPU and the CPU add them: the exact sum rounded once to the nearest
+    float. In double the sum of two floats is exact unless their exponents differ by more than 29
+    bits; then the smaller is below a quarter of the larger's float spacing, and rounding the double
+    to float gives the larger, as the exact sum would."""
+    return float32(a + b)
+
+
+def running_float_sum(values):
+    """The sum in index order in one float, s = s + x: (the sum, (k, exact) for the first add whose result
+    had to be rounded, k counting from 1, or None when none was)."""
+    s, first, exact = 0.0, None, 0
+    for k, x in enumerate(values, 1):
+        exact += x
+        s = float32_add(s, float32(x))
+        if first is None and s != exact:
+            first = (k, exact)
+    return s, first
+
+
+def pairwise_float_sum(values):
+    """The sum as a balanced tree of pairs, in float: the halves first, then their sum."""
+    def tree(lo, hi):
+        if hi - lo == 1:
+            return float32(values[lo])
+        mid = (lo + hi + 1) // 2
+        return float32_add(tree(lo, mid), tree(mid, hi))
+    return tree(0, len(values)) if values else 0.0
+
+
 def course_example():
     """The course's example (seed 002): 1 + 2 + ... + 10000 in float, computed here as a CPU does it, one
-    rounding to the nearest float after every add (stage_picture.float32_add), in index order and as a
-    balanced tree of pairs. The page quotes these, never typed copies."""
+    rounding to the nearest float after every add (float32_add), in index order and as a balanced tree
+    of pairs. The page quotes these, never typed copies."""
     values = list(range(1, 10001))
-    seq, first = stage_picture.running_float_sum(values)
-    pair = stage_picture.pairwise_float_sum(values)
+    seq, first = running_float_sum(values)
+    pair = pairwise_float_sum(values)
     exact = sum(values)
     return dict(n=str(len(values)), exact=str(exact), sequential="%d" % seq, pairwise="%d" % pair, error=str(exact - int(seq)),
                 first_rounded_k=str(first[0]) if first else "none",
                 first_rounded_sum=str(first[1]) if first else "none")
+
+
+# ----------------------------------------------------------------------------- the stage pictures
+
+# The launch each stage's picture draws: (threads per block, n, input pattern). Small launches,
+# one block where one shows the stage, so the docs build stays quick (the emulator records every
+# access). docs/pictures.md says what each shows.
+#   1-4    64 threads (two warps: divergence and bank conflicts within and across warps), one
+#          block (stage 4: two loads a thread); all ones, so a number counts the inputs it sums;
+#   5, 6   256 threads, one block: stage 5's loop runs while s > 32, so a block of 64 would show
+#          none of its steps; at 256, two (s = 128, 64) before the warp's shuffles;
+#   7-12   64 threads, n = 2045: the launcher's two blocks (16 values a thread), each thread four
+#          16-byte loads in flight, block 0's thread 0 the one int past the last whole int4, and
+#          the blocks' meeting (stages 8 and 12 in one pass, the others in a second launch);
+#          random values for the float sum, the minimum, maximum and argmin (ties in [-8, 8]);
+#   13, 14 64 matrices, one block: one matrix a thread, so warp 0's 9 loads are the ones that
+#          touch the sectors; 15: 67 matrices, one group of 32 a warp and 3 left for block 0.
+PICTURE_LAUNCH = {1: (64, 64, "ones"), 2: (64, 64, "ones"), 3: (64, 64, "ones"), 4: (64, 128, "ones"),
+                  5: (256, 512, "ones"), 6: (256, 512, "ones"), 7: (64, 2045, "ones"), 8: (64, 2045, "ones"),
+                  9: (64, 2045, "random"), 10: (64, 2045, "random"), 11: (64, 2045, "random"),
+                  12: (64, 2045, "random"), 13: (64, 64, "random"), 14: (64, 64, "random"),
+                  15: (64, 67, "random")}
+# A stage that replaces one idea of the stage before with another is drawn beside it (the
+# previous stage's block at the same launch, row by row): 1 -> 2 the thread for each add, 2 -> 3
+# the words, 3 -> 4 the first add in the load, 4 -> 5 the last warp's steps, 5 -> 6 the loop, 13
+# -> 14 -> 15 the matrices' layout and loads.
+PICTURE_BESIDE = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 14: 13, 15: 14}
+
+
+def picture_launch(stage):
+    """PICTURE_LAUNCH's row, or for a stage it does not name: 64 threads, two blocks and a tail."""
+    default = "ones" if is_int_sum(stage) else "random"
+    return PICTURE_LAUNCH.get(stage["number"], (64, 2 * 64 + 3, default))
+
+
+def stage_trace(emulator, number, launch, path):
+    """The emulator's trace of the reference solution of stage `number` for `launch`, written to path."""
+    threads, n, pattern = launch
+    args = [emulator, "--stage", str(number), "--impl", "solutions", "--threads", str(threads), "--n", str(n),
+            "--pattern", pattern, "--trace", path]
+    try:
+        run = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    except OSError as exc:
+        raise SystemExit("docs_assets.py: cannot run the emulator %s: %s" % (emulator, exc))
+    if run.returncode != 0:
+        raise SystemExit("docs_assets.py: %s failed (%d):\n%s" % (" ".join(args), run.returncode, run.stdout))
+    doc = trace_picture.load(path)
+    for r in doc["impls"][0]["runs"]:
+        if r["status"] != "OK":
+            raise SystemExit("docs_assets.py: stage %d's reference solution went wrong in the picture's launch "
+                             "(%s): %s" % (number, " ".join(args), r["message"] or r["status"]))
+    return doc
+
+
+def stage_picture(emulator, out, stage, stages, documented):
+    """The SVG of stage `stage`'s picture: its reference kernel's trace (traces/stage<K>.json), drawn
+    by tools/trace_picture.py with no source text, beside the previous stage's where PICTURE_BESIDE
+    says so (when that stage is documented in this edition)."""
+    folder = os.path.join(out, "traces")
+    os.makedirs(folder, exist_ok=True)
+    launch = picture_launch(stage)
+    doc = stage_trace(emulator, stage["number"], launch, os.path.join(folder, "stage%d.json" % stage["number"]))
+    beside = None
+    before = PICTURE_BESIDE.get(stage["number"])
+    if before is not None and before in documented and any(x["number"] == before for x in stages):
+        beside = stage_trace(emulator, before, launch,
+                             os.path.join(folder, "stage%d-beside-%d.json" % (before, stage["number"])))
+    return trace_picture.static_svg(doc, no_source=True, beside=beside)
 
 
 def alias_key(key):
@@ -2181,6 +2289,8 @@ def main(argv):
                     help="student edition: the stages closed (their answers may show), e.g. 1,2,3")
     ap.add_argument("--kit", default=os.environ.get("KIT_DOCS_KIT") or None,
                     help="the kit's description, kit.json (default: SOURCE_DIR described by its own generator)")
+    ap.add_argument("--emulator", default=os.environ.get("KIT_DOCS_EMULATOR") or None,
+                    help="reduce_ladder_emu, whose traces of the reference kernels the stage pictures draw")
     args = ap.parse_args(argv)
     src, out = args.source_dir, args.out
     os.makedirs(out, exist_ok=True)
@@ -2197,26 +2307,20 @@ def main(argv):
     results = load_results(src)
     runs = newest_runs(results)
     older = [r for r in results if not any(r is n for n in runs)]
-    # A student has neither docs/tools/ nor solutions/: the picture says what was run, not where.
-    note = stage_picture.SOURCE_NOTE if args.edition == "instructor" else \
-        "Drawn when these pages were built, by running the stage's reference kernel for one block."
+    if not args.emulator:
+        raise SystemExit("docs_assets.py: the stage pictures are drawn from the CPU emulator's traces: give "
+                         "--emulator PATH (reduce_ladder_emu; KIT_DOCS_EMULATOR)")
     int_stages = [s for s in stages if is_int_sum(s)]
     floats = [s for s in stages if s["type"] == "KIT_FLOAT" and s["op"] == "KIT_SUM"]
     float_stage = floats[0]["number"] if floats else 9
     float_run = kit_float_run(src)
     accuracy = newest_accuracy(load_accuracy(src, float_stage))
     written = set()
+    shutil.rmtree(os.path.join(out, "traces"), ignore_errors=True)   # a smaller release leaves none behind
     for k, s in enumerate(stages):
         if s["number"] not in documented:
             continue
-        path = os.path.join(src, "solutions", s["dir"], s["name"] + ".cu")
-        try:
-            svg, _, problems = stage_picture.picture(path, s["number"], s["title"], note=note,
-                                                     results_dir=os.path.join(src, "docs", "results"),
-                                                     problem=(s["type"], s["op"]))
-        except (OSError, stage_picture.StageCodeError, stage_picture.SimError, SyntaxError) as exc:
-            print("docs_assets.py: cannot draw %s: %s" % (path, exc), file=sys.stderr)
-            return 1
+        svg = stage_picture(args.emulator, out, s, stages, documented)
         name = "stage%d.svg" % s["number"]
         write(os.path.join(out, name), svg)
         written.add(name)

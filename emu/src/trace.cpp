@@ -139,7 +139,7 @@ struct Trace {
     unsigned threads = 0;
     unsigned step = 0;
     unsigned meetings[1024];  /* by thread, in the running block */
-    long long pending = -1;   /* a store (or atomic) whose value is not read yet */
+    long long pending = -1;   /* the first of the stores (or an atomic) whose values are not read yet */
     const char *fault_file = nullptr;
     int fault_line = 0;
 };
@@ -154,19 +154,34 @@ void read_words(unsigned *out, unsigned long long address, unsigned bytes)
     std::memcpy(out, reinterpret_cast<const void *>(address), bytes > 16 ? 16 : bytes);
 }
 
-/** Reads the value of the store recorded last: it has happened by now. */
+/** Reads the values of the stores recorded last: they have happened by now. A structure's copy
+ *  is recorded as pieces before any of them is made (counters.cpp's range_access), so the
+ *  pieces wait together and are read at the next event of another kind. */
 void settle()
 {
     if (T.pending < 0)
         return;
-    Event &e = T.events[(size_t)T.pending];
-    read_words(e.op == OP_ATOMIC ? e.after : e.words, e.address, e.bytes);
+    for (size_t i = (size_t)T.pending; i < T.events.size(); i++) {
+        Event &e = T.events[i];
+        if (e.op == OP_STORE || e.op == OP_ATOMIC)
+            read_words(e.op == OP_ATOMIC ? e.after : e.words, e.address, e.bytes);
+    }
     T.pending = -1;
 }
 
-Event *add_event(unsigned char op, unsigned thread)
+/** Whether a store at \p address by \p thread is the next piece of the store recorded last. */
+bool next_piece(unsigned thread, unsigned long long address)
 {
-    settle();
+    if (T.pending < 0 || T.events.empty())
+        return false;
+    const Event &last = T.events.back();
+    return last.op == OP_STORE && last.thread == thread && last.address + last.bytes == address;
+}
+
+Event *add_event(unsigned char op, unsigned thread, bool piece = false)
+{
+    if (!piece)
+        settle();
     if (T.events.size() >= kMaxEvents) {
         T.dropped_events++;
         return nullptr;
@@ -472,7 +487,8 @@ void trace_access(const volatile void *p, unsigned bytes, bool store, const void
             return; /* a thread's own stack, host memory, a __device__ variable: not recorded */
     }
     unsigned thread = running_thread();
-    Event *e = add_event(store ? OP_STORE : OP_LOAD, thread);
+    const bool piece = store && next_piece(thread, a);
+    Event *e = add_event(store ? OP_STORE : OP_LOAD, thread, piece);
     if (!e)
         return;
     e->bytes = (unsigned char)bytes;
@@ -480,7 +496,7 @@ void trace_access(const volatile void *p, unsigned bytes, bool store, const void
     e->array = array;
     e->offset = offset;
     e->pc = pc;
-    if (store)
+    if (store && !piece)
         T.pending = (long long)T.events.size() - 1;
     else
         read_words(e->words, a, bytes);
