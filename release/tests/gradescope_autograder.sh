@@ -9,7 +9,9 @@
 # it with AUTOGRADER_ROOT=WORK/root:
 #   1. a reference solution (KIT/solutions), uploaded as a loose .cu file for the third kept
 #      stage: full emulated marks (correctness and races; speed only where there is a GPU), and
-#      the other stages 0 saying their file is missing;
+#      the other stages 0 saying their file is missing; the leaderboard (runs 1 and 2) has each
+#      kept stage's GB/s and % of reference: numbers for a correct stage on a GPU, and otherwise
+#      words, never a number (on the CPU emulator: "no time", the emulator named);
 #   2. a zip of a labs/ folder with one stage missing, one that does not compile, one unfilled
 #      skeleton, the rest reference solutions, and a decoy copy of a stage file elsewhere: those
 #      three stages 0 with the reason in their output (the compiler's message for the one that
@@ -23,7 +25,7 @@
 #      still come, every stage in it, saying that grading stopped;
 #   4. the results folder not writable: run_autograder must exit non-zero at once and say so;
 #   5. an image where setup.sh did not finish: every stage 0, the output says the autograder
-#      failed, exit 0 (results.json was written).
+#      failed, the leaderboard says not graded, exit 0 (results.json was written).
 # Needs 4 kept stages (3 broken + 1 correct), 5 with hang.
 set -uo pipefail
 edition=$1 scripts=$2 kit=$3 work=$4 wanted=$5 hang=${6:-}
@@ -115,9 +117,11 @@ grade() { # NAME
     echo "   run_autograder exited $rc ($(( $(seconds) - start )) s); log: $work/$name.log"
     return $rc
 }
-# check_results EXPECTATIONS: "K full" or "K zero WORDS..." per line, for every kept stage
+# check_results EXPECTATIONS: "K full" or "K zero WORDS..." per line, for every kept stage; and
+# the leaderboard: per stage with speed points, "stage K GB/s" and "stage K % of reference", a
+# number only for a correct stage timed on a GPU, words otherwise (on the CPU emulator: no time)
 check_results() {
-    python3 - "$root/results/results.json" "$1" <<'EOF'
+    python3 - "$root/results/results.json" "$1" "$kit_edition/kit.json" <<'EOF'
 import json, sys
 try:
     results = json.load(open(sys.argv[1]))
@@ -165,6 +169,41 @@ for k, (verdict, words) in sorted(expected.items()):
         line += " (%s)" % mine[0]["output"].splitlines()[0][:110]
     print("   " + line)
 print("   total %g of %g" % (total, sum(t["max_score"] for t in tests)))
+board = results.get("leaderboard")
+if not isinstance(board, list) or not all(isinstance(e, dict) and "name" in e and "value" in e for e in board):
+    bad.append("leaderboard is not Gradescope's list of {name, value}: %r" % (board,))
+    board = []
+entries = {e["name"]: e for e in board}
+on_gpu = not any("not measured (no GPU)" in t["output"] for t in tests)
+gpu = str(entries.get("GPU", {}).get("value", ""))
+if on_gpu == ("emulator" in gpu) or not gpu:
+    bad.append("the leaderboard's GPU is %r, graded %s" % (gpu, "on a GPU" if on_gpu else "on the CPU emulator"))
+speed_points = {str(s["number"]): float(s["points"]["speedup"]) for s in json.load(open(sys.argv[3]))["stages"]}
+timed = []
+for k, (verdict, _) in sorted(expected.items()):
+    for name in ("stage %s GB/s" % k, "stage %s %% of reference" % k):
+        entry = entries.get(name)
+        if not speed_points.get(k):
+            if entry:
+                bad.append("%s is on the leaderboard, but stage %s earns no speed points" % (name, k))
+            continue
+        if not entry or entry.get("order") != "desc":
+            bad.append("the leaderboard has no %r (order desc): %r" % (name, entry))
+            continue
+        value = entry["value"]
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if verdict == "full" and on_gpu:
+            if not number or value <= 0:
+                bad.append("%s: %r, not a measured number for a correct stage on a GPU" % (name, value))
+        elif number or "no time" not in str(value):
+            bad.append("%s: %r; without a time (%s) it must say so in words" % (
+                name, value, "the CPU emulator" if verdict == "full" else "not correct or not graded"))
+        elif verdict == "full" and "emulator" not in str(value):
+            bad.append("%s: %r must say the CPU emulator times nothing" % (name, value))
+        timed.append((verdict != "full", "%s = %s" % (name, value)))
+timed.sort(key=lambda t: t[0])  # the correct stages' entries first: those that a GPU would fill
+print("   leaderboard: GPU = %s; %s" % (gpu, "; ".join(t[1] for t in timed[:2]) +
+                                       ("; %d more without a time" % (len(timed) - 2) if len(timed) > 2 else "")))
 for b in bad:
     print("   WRONG: " + b)
 sys.exit(1 if bad else 0)
@@ -279,7 +318,11 @@ if sorted({t["name"].split()[1].rstrip(":") for t in r["tests"]}) != sorted(sys.
     bad.append("not every stage is in results.json")
 if r["score"] != 0 or "tell your instructor" not in r["output"]:
     bad.append("score %s, output %r" % (r["score"], r["output"][:200]))
-print("   %s" % ("; ".join(bad) or "every stage 0, and the output says the autograder failed"))
+board = r.get("leaderboard") or []
+if not board or board[0] != {"name": "GPU", "value": "none: not graded"} or \
+        any(isinstance(e["value"], (int, float)) for e in board):
+    bad.append("the leaderboard must say not graded, with no number: %r" % board[:3])
+print("   %s" % ("; ".join(bad) or "every stage 0, the output says the autograder failed, the leaderboard not graded"))
 sys.exit(1 if bad else 0)
 EOF
 echo "ok: full emulated marks for the reference, clear zeros for the broken stages, a report whatever happens, non-zero exit only without results.json"

@@ -12,7 +12,11 @@ points. Then:
      saying the autograder failed;
   2. the same with grade() replaced by one that raises KeyError (run_autograder imported as a
      module, main() called);
-  3. a build's kit.json (setup.sh's configure: another grading.conf) is read before the edition's.
+  3. a build's kit.json (setup.sh's configure: another grading.conf) is read before the edition's;
+  4. the leaderboard of a grade record made on a GPU (which this test's machine may not have): a
+     correct stage's GB/s and % of reference as numbers, the GPU named, and words, never a
+     number, for a stage not correct, one not graded, and every stage of an emulated record.
+     In 1-3 the autograder failed: its leaderboard says not graded, with no number.
 Before kit.json, run_autograder read points for stages 1-7 only, and the fallback raised
 KeyError for stage 8 and wrote no results.json.
 """
@@ -64,6 +68,10 @@ def check(results_path, description, released, words):
                 t.get("name"), t.get("score"), t.get("status"), t.get("visibility"), t.get("output", "")[:120]))
     if results.get("score") != 0 or words not in results.get("output", ""):
         bad.append("score %r, output %r" % (results.get("score"), results.get("output", "")[:200]))
+    board = results.get("leaderboard", [])
+    if not board or any(isinstance(e.get("value"), (int, float)) for e in board) or \
+            board[0] != {"name": "GPU", "value": "none: not graded"}:
+        bad.append("the leaderboard of a submission not graded: %r" % board[:3])
     return bad
 
 
@@ -143,6 +151,33 @@ def main():
     expect_zeros(results, built, released, module.main(),
                  "with a build's kit.json (stages 9 and 12, stage 9's sanitizer part 4 points)")
     print("   stages 9 and 12, stage 9's sanitizer part 4 points")
+
+    print("== 4. the leaderboard of a grade record made on a GPU, and of one made on the CPU emulator")
+    h100 = "NVIDIA H100 80GB HBM3"
+
+    def stage(k, correct, gbps=None, on=h100):
+        speedup = {"outcome": "pass", "device": on}
+        if gbps:
+            speedup.update(achieved=4.8, required=4.0, reference=5.0, gbps=gbps, reference_gbps=gbps / 0.96)
+        return {"stage": k, "points": {"correctness": {"status": "pass" if correct else "fail"}},
+                "parts": {"speedup": speedup}}
+    record = {"graded_on": h100, "stages": [stage(9, True, 2601.234), stage(12, False, 3100.0), stage(15, True, 980.0)]}
+    released = [(9, "09", "a"), (12, "12", "b"), (15, "15", "c"), (14, "14", "d")]
+    board = {e["name"]: e["value"] for e in module.leaderboard(released, record, {14: "is missing"})}
+    want = {"GPU": h100, "stage 9 GB/s": 2601.2, "stage 9 % of reference": 96.0,
+            "stage 12 GB/s": "no time: not correct", "stage 12 % of reference": "no time: not correct",
+            "stage 15 GB/s": 980.0, "stage 15 % of reference": 96.0,
+            "stage 14 GB/s": "no time: not graded", "stage 14 % of reference": "no time: not graded"}
+    if board != want:
+        fail("the leaderboard of a GPU's grade record:\n  %s\n  expected\n  %s" % (board, want))
+    emulated = {"graded_on": "CPU emulator", "stages": [stage(9, True, on="CPU emulator"), stage(12, False, on="")]}
+    board = {e["name"]: e["value"] for e in module.leaderboard(released[:2], emulated, {})}
+    if board["GPU"] != "none (CPU emulator): no times" or \
+            any(isinstance(v, (int, float)) or "no time" not in v for v in board.values()) or \
+            "emulator" not in board["stage 9 GB/s"]:
+        fail("the leaderboard of an emulated grade record must say there are no times: %s" % board)
+    print("   on a GPU: %s" % ", ".join("%s = %s" % item for item in want.items() if item[0].startswith("stage 9")))
+    print("   on the CPU emulator: stage 9 GB/s = %s" % board["stage 9 GB/s"])
     print("ok: the fallback writes results.json for every released stage, with kit.json's parts and points")
 
 
