@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <errno.h> /* program_invocation_name */
 #include <elf.h>
 #include <map>
 #include <string>
@@ -252,6 +253,17 @@ bool is_runtime_header(const std::string &file)
            file.find("emu_kernel.h") != std::string::npos || file == "??";
 }
 
+/** This program's own file, which /proc/self/exe names only in this process. */
+std::string own_program()
+{
+    char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0)
+        return program_invocation_name;
+    path[length] = '\0';
+    return path;
+}
+
 /** file:line of each instruction address, from addr2line over the object that holds it. */
 std::unordered_map<const void *, Place> resolve_lines(const std::vector<const void *> &pcs)
 {
@@ -268,8 +280,11 @@ std::unordered_map<const void *, Place> resolve_lines(const std::vector<const vo
         if (header && header->e_type == ET_DYN)
             address -= (unsigned long long)info.dli_fbase;
         std::string object = info.dli_fname;
-        if (object.empty() || object.find('/') == std::string::npos)
-            object = "/proc/self/exe";
+        /* The program itself: dladdr names it by argv[0], which is reduce_ladder's own path when
+         * reduce_ladder handed over to reduce_ladder_emu (exec keeps argv[0]): addr2line then read
+         * the GPU program and found no line for any access (a fresh student saw "(no line)"). */
+        if (object.empty() || object.find('/') == std::string::npos || object == program_invocation_name)
+            object = own_program(); /* not "/proc/self/exe": in addr2line's process that is addr2line */
         by_object[object].push_back({pc, address});
     }
     for (auto &entry : by_object) {
