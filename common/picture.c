@@ -76,6 +76,14 @@ static void write_counts(FILE *out, const kit_emu_counts *c)
 }
 
 /* One block size's run of \p stage, recorded and written as one "run" of the trace. */
+/* What the traced runs of the first implementation (the student's) gave, for the line that ends
+ * --picture: a drawing of a wrong kernel must not read like a pass. */
+static struct {
+    const kit_stage *stage;
+    int runs, wrong;
+    char first[400];
+} outcome;
+
 static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, unsigned threads, size_t n)
 {
     kit_workspace ws;
@@ -102,6 +110,16 @@ static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, 
     kit_format_value(stage->problem, &ws.ref.answer, expected, sizeof expected);
     if (status == KIT_OK || status == KIT_WRONG_RESULT)
         kit_format_value(stage->problem, &got, answer, sizeof answer);
+    if (stage == outcome.stage) {
+        outcome.runs++;
+        if (status != KIT_OK && outcome.wrong++ == 0) {
+            if (status == KIT_WRONG_RESULT)
+                snprintf(outcome.first, sizeof outcome.first, "at %u threads, n = %zu, expected %s, got %s", threads, n,
+                         expected, answer);
+            else
+                snprintf(outcome.first, sizeof outcome.first, "at %u threads, n = %zu: %.300s", threads, n, err.message);
+        }
+    }
     fprintf(out, "{\"threads\": %u, \"n\": %zu, \"status\": \"%s\", \"message\": ", threads, n,
             kit_status_name(status));
     kit_json_string_to(out, status == KIT_OK ? "" : err.message);
@@ -205,6 +223,8 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
             (unsigned long long)opt->seed);
     /* A reference solution's text is never written: a student edition has none, and a page
      * beside a lab must not give the answer. Its lines are numbers only. */
+    memset(&outcome, 0, sizeof outcome);
+    outcome.stage = stage;
     int failed = write_impl(out, opt, stage, sizes, count, !reference || stage != reference) != 0;
     if (!failed && opt->compare && reference) {
         fputs(",\n", out);
@@ -237,6 +257,9 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
         remove(trace_path);
     fprintf(stderr, "reduce_ladder: drew stage %d (%s) in %s: open it in a browser\n", stage->number, stage->impl,
             opt->picture);
+    if (outcome.wrong)
+        fprintf(stderr, "reduce_ladder: %d of the %d runs drawn went wrong, first %s: the picture marks where\n",
+                outcome.wrong, outcome.runs, outcome.first);
     return 0;
 }
 

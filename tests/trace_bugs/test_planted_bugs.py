@@ -11,6 +11,7 @@ the stage file.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -82,6 +83,11 @@ def main():
     if doc["impls"][1]["source_lines"] is not None:
         fail("the reference solution's source text is in the trace")
     errors = [(run, e) for run in lab["runs"] for e in run["trace"]["errors"]]
+    # A drawing of a wrong kernel must not read like a pass: the command's last line says so.
+    wrong = [r for r in lab["runs"] if r["status"] != "OK"]
+    said = re.search(r"(\d+) of the (\d+) runs drawn went wrong", run.stderr)
+    if wrong and not (said and int(said.group(1)) == len(wrong) and int(said.group(2)) == len(lab["runs"])):
+        fail("%d of %d runs went wrong, but the command said: %s" % (len(wrong), len(lab["runs"]), run.stderr))
 
     if bug == "missing_barrier":
         races = [e for _, e in errors if e["kind"] == "race"]
