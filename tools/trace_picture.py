@@ -1331,14 +1331,14 @@ class BlockDrawing:
         rows = (span + per_row - 1) // per_row
         shown_rows = min(rows, 2)
         for r in range(shown_rows):
-            top = self.y + 6 + r * 22
+            top = self.y + 6 + r * 26
             for j in range(per_row):
                 s = lo + r * per_row + j
                 if s > hi:
                     break
                 x = col_x(j)
                 touched = s in sectors
-                self.c.rect(x, top, BOX, 16, "#eef3fb" if touched else "#fff", "#7d93b8" if touched else "#d0d0d0",
+                self.c.rect(x, top, BOX, 20, "#eef3fb" if touched else "#fff", "#7d93b8" if touched else "#d0d0d0",
                             1, None if touched else "3 2", cls="sector")
                 for lane, off, nb, _a in spans:
                     a_, b_ = max(off, 32 * s), min(off + nb, 32 * s + 32)
@@ -1348,8 +1348,8 @@ class BlockDrawing:
                     w = (b_ - a_) * BOX / 32.0
                     bad = valid is not None and (off + nb > valid or off < 0)
                     fill = C_BAD if bad else ("#3b6fb6" if lane % 2 == 0 else "#8fb0e0")
-                    self.c.rect(x0 + 0.5, top + 3, max(w - 1, 1), 10, fill, fill, 0)
-        self.y += 6 + shown_rows * 22 - 4
+                    self.c.rect(x0 + 0.5, top + 3, max(w - 1, 1), 14, fill, fill, 0, cls="asked")
+        self.y += 6 + shown_rows * 26 - 4
         if rows > shown_rows:
             self.para("(%d more sectors of this load not drawn)" % (span - shown_rows * per_row), 11, C_NOTE)
 
@@ -1649,7 +1649,7 @@ class BlockDrawing:
                                                                           if not isinstance(items[0][1], list) else full(items[0][1])))
                     else:
                         lines.append("thread %d stores %s[%s] = %s" % (
-                            t, name, number_list([i for i, _v in items]),
+                            t, name, number_list([i for i, _v in items]).replace("-", ".."),
                             ", ".join(self.numbers.cell(v) if not isinstance(v, list) else full(v) for _i, v in items[:9])))
             for (_op, aid, off, nb, before, _l, after) in atoms:
                 lines.append("thread %d: an atomic on %s: %s becomes %s" % (

@@ -40,6 +40,7 @@
 #include <sys/file.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -669,6 +670,29 @@ START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
 }
 END_TEST
 
+/* The first case the emulated correctness test failed (its block size, pattern and seed are
+ * what a picture of the failure runs: picture_of_the_failure()). */
+static struct {
+    int found;
+    size_t n;
+    unsigned threads;
+    kit_pattern pattern;
+    unsigned long long seed;
+} failing;
+
+static void remember_failing_case(const runner_reply *r)
+{
+    for (int i = 0; i < r->log.count; i++)
+        if (r->log.cases[i].status != KIT_OK) {
+            failing.found = 1;
+            failing.n = r->log.cases[i].n;
+            failing.threads = r->log.cases[i].threads;
+            failing.pattern = r->log.cases[i].pattern;
+            failing.seed = r->log.cases[i].seed;
+            return;
+        }
+}
+
 START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 {
     kit_random random;
@@ -700,6 +724,7 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
     kit_plan_free(&plan);
     write_advice(&r);
     write_loads_verdict(&r);
+    remember_failing_case(&r);
     assert_runner_cases_passed(&r, "emulated");
 }
 END_TEST
@@ -1371,6 +1396,182 @@ static int grade_races(void)
     return write_tool_result(KIT_PART_EMULATED_RACES, outcome, device, message);
 }
 
+/* ---------------------------------------------------------------- a picture of a failing emulated grade */
+
+/*
+ * After the CPU emulator's correctness test failed on a student's lab, the report links a
+ * picture of what the lab's kernel did (issue 25): a small run of the failing case's block size
+ * (64 to 256 threads), pattern and seed, at n = 2 x threads + 3 (three blocks, the last with 3
+ * elements) or the failing n where it is smaller, beside the reference's run (--compare). The
+ * trace comes from reduce_ladder_emu --impl labs, which links the same lab file, run sandboxed
+ * as the runners are, and comes back on the private pipe; the drawing,
+ * tools/trace_picture.py, loads no student code and runs here. It writes RESULTS/stageK-picture.html
+ * and RESULTS/stageK.picture, one line the report reads (report.c: the path, n, threads and
+ * pattern). The verdict is written before this starts and never depends on it: anything that
+ * goes wrong here leaves no picture and one line in the test's output. Only the labs' own
+ * runner (run_labs_stageK_emu, beside reduce_ladder_emu in the build) gets a picture: a corpus
+ * file is no lab, and reduce_ladder_emu must be newer than the lab file, or it would draw the
+ * lab as it was when last built.
+ */
+#define PICTURE_TIMEOUT_S 60
+
+static void picture_paths(char *html, char *note, size_t size)
+{
+    snprintf(html, size, "%s/stage%d-picture.html", args.results, args.stage);
+    snprintf(note, size, "%s/stage%d.picture", args.results, args.stage);
+}
+
+/* An earlier grade's picture goes before this grade starts: it would not be this lab's. */
+static void forget_picture(void)
+{
+    if (!args.results)
+        return;
+    char html[4096], note[4096];
+    picture_paths(html, note, sizeof html);
+    remove(html);
+    remove(note);
+}
+
+/* The folder of \p path (a copy), or "" */
+static void folder_of(const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        out[0] = '\0';
+}
+
+/* Runs python3 TOOL TRACE -o HTML (no student code: the drawing reads the trace as data), at most
+ * PICTURE_TIMEOUT_S seconds. 0 when it drew the page. */
+static int draw_picture(const char *tool, const char *trace, const char *html)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t child = fork();
+    if (child < 0)
+        return -1;
+    if (child == 0) {
+        alarm(PICTURE_TIMEOUT_S); /* kept across exec: a drawing that never ends is killed */
+        execlp("python3", "python3", tool, trace, "-o", html, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(child, &status, 0) != child)
+        return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void picture_of_the_failure(void)
+{
+    char runner_dir[4096], build[4096], emulator[4096 + 32], expected[64];
+    folder_of(args.runner, runner_dir, sizeof runner_dir);
+    const char *name = strrchr(args.runner, '/') ? strrchr(args.runner, '/') + 1 : args.runner;
+    snprintf(expected, sizeof expected, "run_labs_stage%d_emu", args.stage);
+    if (!args.results || strcmp(name, expected) != 0)
+        return; /* not the lab's own grade: a corpus entry, a test's stand-in */
+    folder_of(runner_dir, build, sizeof build);
+    snprintf(emulator, sizeof emulator, "%s/reduce_ladder_emu", build);
+    char source[PATH_MAX], tool[PATH_MAX + 64] = "";
+    struct stat emu_stat, lab_stat;
+    if (stat(emulator, &emu_stat) != 0 || !args.source || !realpath(args.source, source) ||
+        stat(source, &lab_stat) != 0) {
+        printf("picture: none (%s is not built)\n", emulator);
+        return;
+    }
+    if (emu_stat.st_mtime < lab_stat.st_mtime) {
+        printf("picture: none (reduce_ladder_emu was built before your last change: cmake --build build, then "
+               "./build/reduce_ladder --stage %d --impl labs --picture lab%d.html draws it)\n", args.stage, args.stage);
+        return;
+    }
+    /* tools/trace_picture.py: in the kit this build was configured from (its CMakeCache.txt's
+     * CMAKE_HOME_DIRECTORY), else in the one that holds the lab (labs/DIR/FILE.cu: two folders up) */
+    char cache[4096 + 32], line[PATH_MAX + 64];
+    snprintf(cache, sizeof cache, "%s/CMakeCache.txt", build);
+    FILE *cmake_cache = fopen(cache, "r");
+    while (cmake_cache && fgets(line, sizeof line, cmake_cache)) {
+        const char *key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+        if (strncmp(line, key, strlen(key)) == 0) {
+            line[strcspn(line, "\r\n")] = '\0';
+            snprintf(tool, sizeof tool, "%s/tools/trace_picture.py", line + strlen(key));
+            if (access(tool, R_OK) != 0)
+                tool[0] = '\0';
+            break;
+        }
+    }
+    if (cmake_cache)
+        fclose(cmake_cache);
+    char dir[PATH_MAX];
+    folder_of(source, dir, sizeof dir);
+    for (int up = 0; up < 4 && dir[0] && !tool[0]; up++) {
+        snprintf(tool, sizeof tool, "%s/tools/trace_picture.py", dir);
+        if (access(tool, R_OK) == 0)
+            break;
+        tool[0] = '\0';
+        char parent[PATH_MAX];
+        folder_of(dir, parent, sizeof parent);
+        snprintf(dir, sizeof dir, "%s", parent);
+    }
+    if (!tool[0]) {
+        printf("picture: none (no tools/trace_picture.py above %s)\n", source);
+        return;
+    }
+    unsigned threads = failing.found ? failing.threads : 64;
+    threads = threads < 64 ? 64 : threads > 256 ? 256 : threads;
+    size_t n = 2 * (size_t)threads + 3;
+    if (failing.found && failing.n > 0 && failing.n < n)
+        n = failing.n;
+    kit_pattern pattern = failing.found ? failing.pattern : KIT_PATTERN_RANDOM;
+    unsigned long long seed = failing.found ? failing.seed : 1;
+    char stage_text[16], threads_text[16], n_text[32], seed_text[32];
+    snprintf(stage_text, sizeof stage_text, "%d", args.stage);
+    snprintf(threads_text, sizeof threads_text, "%u", threads);
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    /* The trace is written in the sandbox's scratch folder (its working directory, the one place
+     * it may write), then sent on the private pipe: the folder goes when the run ends. */
+    char *command[] = {"/bin/sh", "-c", "\"$0\" \"$@\" --trace trace.json && cat trace.json >&3", emulator,
+                       "--stage", stage_text, "--impl", "labs", "--compare", "--threads", threads_text, "--n", n_text,
+                       "--pattern", (char *)kit_pattern_name(pattern), "--seed", seed_text, NULL};
+    kit_sandbox_result run;
+    char why[512];
+    if (kit_sandbox_run(command, NULL, PICTURE_TIMEOUT_S, &run, why, sizeof why) != 0) {
+        printf("picture: none (%s)\n", why);
+        return;
+    }
+    const char *prefix = "{\"format\": \"kit-emulator-trace\"";
+    if (!run.exited || run.code != 0 || !run.reply || strncmp(run.reply, prefix, strlen(prefix)) != 0) {
+        printf("picture: none (the traced run %s)\n", run.timed_out ? "did not finish" : "wrote no trace");
+        kit_sandbox_result_free(&run);
+        return;
+    }
+    char html[4096], note[4096], trace[4096 + 16];
+    picture_paths(html, note, sizeof html);
+    snprintf(trace, sizeof trace, "%s.trace.json", html);
+    FILE *f = fopen(trace, "w");
+    int written = f && fputs(run.reply, f) >= 0;
+    if (f && fclose(f) != 0)
+        written = 0;
+    kit_sandbox_result_free(&run);
+    if (!written || draw_picture(tool, trace, html) != 0) {
+        printf("picture: none (%s could not draw the trace %s)\n", tool, trace);
+        remove(html);
+        return;
+    }
+    remove(trace);
+    char shown[PATH_MAX];
+    if (!realpath(html, shown))
+        snprintf(shown, sizeof shown, "%s", html);
+    f = fopen(note, "w");
+    if (f) {
+        fprintf(f, "%s\t%zu\t%u\t%s\n", shown, n, threads, kit_pattern_name(pattern));
+        fclose(f);
+    }
+    printf("picture: %s (your kernel at n = %zu, %u threads, pattern %s, beside the reference's run)\n", shown, n,
+           threads, kit_pattern_name(pattern));
+}
+
 int main(int argc, char **argv)
 {
     if (!parse_args(argc, argv))
@@ -1474,9 +1675,13 @@ int main(int argc, char **argv)
         srunner_set_xml(runner, xml);
         srunner_set_tap(runner, tap);
     }
+    if (emulated)
+        forget_picture();
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     record(runner, args.part, part, emulated ? "the kit's CPU emulator" : device);
     srunner_free(runner);
+    if (emulated && failed)
+        picture_of_the_failure(); /* after the verdict is written: it never changes it */
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

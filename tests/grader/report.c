@@ -40,12 +40,49 @@ static int not_graded(const kit_stage_grade *g)
            g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_MISSING;
 }
 
+/* kit_grade leaves DIR/stageK.picture after an emulated correctness failure of a lab (grade.c,
+ * picture_of_the_failure()): one line, the page's path, n, threads and pattern, tab-separated.
+ * The failure's message then ends with where the picture is, so that every view says it. */
+static void add_picture(const char *dir, int stage, kit_result *emulated)
+{
+    if (!dir || !dir[0] || emulated->outcome != KIT_OUTCOME_FAIL)
+        return;
+    char path[4096], line[4096 + 128];
+    snprintf(path, sizeof path, "%s/stage%d.picture", dir, stage);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    int got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    char page[4096] = "", pattern[64] = "";
+    unsigned long long n = 0;
+    unsigned threads = 0;
+    if (!got || sscanf(line, "%4095[^\t]\t%llu\t%u\t%63s", page, &n, &threads, pattern) != 4)
+        return;
+    struct stat st;
+    if (stat(page, &st) != 0)
+        return; /* removed since */
+    size_t used = strlen(emulated->message);
+    const char *stop = used && emulated->message[used - 1] != '.' ? "." : "";
+    char note[4096 + 512];
+    snprintf(note, sizeof note, "%s Picture of your kernel in a small run of that case (n = %llu, %u threads, pattern %s; "
+             "what every thread did, beside the reference, on the CPU emulator): open %s in a browser.",
+             stop, n, threads, pattern, page);
+    size_t room = sizeof emulated->message - 1, note_length = strlen(note);
+    if (note_length >= room)
+        return;
+    if (used + note_length > room) /* the diagnosis gives way to the picture's line */
+        used = room - note_length;
+    snprintf(emulated->message + used, sizeof emulated->message - used, "%s", note);
+}
+
 void kit_grade_stage(const kit_grade_config *config, const char *dir, int stage, kit_stage_grade *g)
 {
     memset(g, 0, sizeof *g);
     g->stage = stage;
     for (int p = 0; p < KIT_PART_COUNT; p++)
         kit_result_read(dir, stage, (kit_part)p, &g->parts[p]);
+    add_picture(dir, stage, &g->parts[KIT_PART_EMULATED]);
     char advice_path[4096];
     snprintf(advice_path, sizeof advice_path, "%s/stage%d.advice", dir, stage);
     FILE *advice = fopen(advice_path, "r");
