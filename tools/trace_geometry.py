@@ -14,6 +14,7 @@ their text column, 1004 px in a 1280 px window): a text must be at least 11 px a
 size times PX / width.
 
 Usage: trace_geometry.py [--shown-at PX] FILE.svg...   (exit 1 and one line per problem when any)
+       trace_geometry.py --self-test    each rule on a drawing made to break it: proof it can fail
 Standard library only.
 """
 import re
@@ -242,9 +243,46 @@ def problems(svg_text, name="drawing", shown_at=None):
     return out
 
 
+SELF_TESTS = {
+    # name: (body, width, shown_at, the words the problem must contain; None: no problem)
+    "clean": ('<text x="10" y="20" font-size="11">ok</text><line x1="0" y1="40" x2="200" y2="40" stroke="#000"/>',
+              400, None, None),
+    "small": ('<text x="10" y="20" font-size="10">tiny</text>', 400, None, "below 11 px"),
+    "small as shown": ('<text x="10" y="20" font-size="11">wide</text>', 1280, 1004, "as shown 1004 px wide"),
+    "off the page": ('<text x="390" y="20" font-size="11">far right</text>', 400, None, "runs off the page"),
+    "on another": ('<text x="10" y="20" font-size="11">one</text><text x="20" y="22" font-size="11">two</text>',
+                   400, None, "lies on text"),
+    "across a box": ('<rect x="15" y="0" width="50" height="30"/><text x="10" y="20" font-size="11">edge</text>',
+                     400, None, "straddles the edge"),
+    "line": ('<text x="10" y="20" font-size="11">label</text><line x1="0" y1="16" x2="100" y2="16"/>', 400, None,
+             "a line crosses text 'label'"),
+    "curve": ('<text x="50" y="20" font-size="11">label</text><path d="M 10 40 Q 70 -10 130 40"/>', 400, None,
+              "a line crosses text 'label'"),
+    "arrowhead": ('<text x="10" y="20" font-size="11">label</text><polygon points="20,10 30,18 20,26"/>', 400, None,
+                  "a line crosses text 'label'"),
+    "banks": ('<rect x="10" y="10" width="20" height="20" class="word conflict"/>', 400, None,
+              "no bank is numbered"),
+}
+
+
+def self_test():
+    failed = 0
+    for name, (body, width, shown_at, expected) in SELF_TESTS.items():
+        svg = '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="100">%s</svg>' % (width, body)
+        found = problems(svg, name, shown_at)
+        ok = not found if expected is None else any(expected in line for line in found)
+        if not ok:
+            failed += 1
+            print("FAIL: %s: expected %s, found %s" % (name, expected or "no problem", found or "none"))
+    print("%d of %d rules %s" % (len(SELF_TESTS) - failed, len(SELF_TESTS), "hold" if not failed else "hold: see above"))
+    return 1 if failed else 0
+
+
 def main(argv):
     bad = []
     args = argv[1:]
+    if args == ["--self-test"]:
+        return self_test()
     shown_at = None
     if args[:1] == ["--shown-at"]:
         shown_at = float(args[1])

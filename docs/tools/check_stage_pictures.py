@@ -14,11 +14,16 @@ from the trace itself, so the check holds for any kernel:
   - the run has more than one block or launch: the blocks' meeting is drawn;
   - docs_assets.PICTURE_BESIDE names a stage before it: that stage is drawn beside it;
   - no source text: no line of the reference solution's kernel is in the picture.
+Then, as proof that the check can fail, it breaks copies of the pictures one way at a time (the
+shuffle arrows left out, the previous stage not beside, a line of the solution written in) and
+must see each reported.
 Usage: check_stage_pictures.py GEN_DIR K...   (exit 1 and one line per problem when any)
 """
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -114,18 +119,57 @@ def check(gen, number):
     return problems
 
 
+def proof(gen, numbers):
+    """Each fault, made in a copy of one picture, must be reported: [] when they all are."""
+    def shuffles(k):
+        with open(os.path.join(gen, "stage%d.svg" % k), encoding="utf-8") as f:
+            return 'class="shfl"' in f.read()
+    faults = []
+    shuffling = [k for k in numbers if shuffles(k)]
+    beside = [k for k in numbers if k in docs_assets.PICTURE_BESIDE]
+    if shuffling:
+        faults.append((shuffling[0], lambda svg: svg.replace('class="shfl"', ""), "no shuffle arrow is drawn"))
+    if beside:
+        faults.append((beside[0], lambda svg: svg.replace("(the previous stage)", "(before)"), "is not drawn beside it"))
+    lines = solution_lines(numbers[0])
+    if lines:
+        faults.append((numbers[0], lambda svg: svg.replace("</svg>", '<text x="1" y="1" font-size="11">%s</text></svg>'
+                                                           % trace_picture.esc(lines[0])),
+                       "shows a line of the solution"))
+    missed = []
+    for k, spoil, expected in faults:
+        tmp = tempfile.mkdtemp(prefix="check_stage_pictures_")
+        try:
+            os.makedirs(os.path.join(tmp, "traces"))
+            shutil.copy(os.path.join(gen, "traces", "stage%d.json" % k), os.path.join(tmp, "traces"))
+            with open(os.path.join(gen, "stage%d.svg" % k), encoding="utf-8") as f:
+                svg = spoil(f.read())
+            with open(os.path.join(tmp, "stage%d.svg" % k), "w", encoding="utf-8") as f:
+                f.write(svg)
+            if not any(expected in line for line in check(tmp, k)):
+                missed.append("the check missed a fault made in stage %d's picture: it should say '%s'" % (k, expected))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return missed, len(faults)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
         return 2
     gen = argv[1]
+    numbers = [int(k) for k in argv[2:]]
     bad = []
-    for k in argv[2:]:
-        bad += check(gen, int(k))
+    for k in numbers:
+        bad += check(gen, k)
+    if not bad:
+        missed, made = proof(gen, numbers)
+        bad += missed
     for line in bad:
         print(line)
     if not bad:
-        print("every picture (stages %s) draws what its trace holds" % ", ".join(argv[2:]))
+        print("every picture (stages %s) draws what its trace holds; the %d faults made in copies were each reported"
+              % (", ".join(argv[2:]), made))
     return 1 if bad else 0
 
 
