@@ -143,9 +143,35 @@ static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, 
     return written;
 }
 
+/* The n a picture draws at \p threads when --n does not say: 2 * threads + 3 (two blocks and a
+ * tail where a thread adds one or two values), grown until the reference's first pass launches
+ * at least two blocks. A stage whose threads add 16 values each (7-12) drew one block at
+ * 2 * threads + 3, and a one-pass stage's blocks never met in the picture (a fresh student could
+ * not see lab 8's missing fence). The reference decides, so the lab and --compare draw one n. */
+static size_t default_n(const kit_options *opt, const kit_stage *reference, unsigned threads)
+{
+    size_t n = 2 * (size_t)threads + 3;
+    while (reference && 4 * n - 3 <= KIT_TRACE_MAX_N) {
+        kit_workspace ws;
+        kit_error err = {KIT_OK, ""};
+        kit_emu_counts counts;
+        int two_blocks = 1;
+        if (kit_workspace_init_problem(&ws, reference->problem, n, &err) == KIT_OK) {
+            if (kit_workspace_fill(&ws, opt->pattern, opt->seed, &err) == KIT_OK &&
+                kit_count_first_pass(reference, &ws, threads, &counts, &err) == KIT_OK)
+                two_blocks = counts.blocks >= 2;
+            kit_workspace_free(&ws);
+        }
+        if (two_blocks)
+            break;
+        n = 4 * n - 3;
+    }
+    return n;
+}
+
 /* Every block size of one implementation: {"impl": ..., "source": ..., "runs": [...]}. */
 static int write_impl(FILE *out, const kit_options *opt, const kit_stage *stage, const unsigned *sizes, int count,
-                      int with_source)
+                      int with_source, const kit_stage *reference)
 {
     char path[4096];
     source_path(stage, path, sizeof path);
@@ -158,7 +184,7 @@ static int write_impl(FILE *out, const kit_options *opt, const kit_stage *stage,
         fputs("null", out);
     fprintf(out, ",\n   \"runs\": [");
     for (int i = 0; i < count; i++) {
-        const size_t n = opt->n_given ? opt->n : 2 * (size_t)sizes[i] + 3;
+        const size_t n = opt->n_given ? opt->n : default_n(opt, reference, sizes[i]);
         fputs(i ? ",\n  " : "\n  ", out);
         if (write_run(out, opt, stage, sizes[i], n) != 0)
             return -1;
@@ -225,10 +251,10 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
      * beside a lab must not give the answer. Its lines are numbers only. */
     memset(&outcome, 0, sizeof outcome);
     outcome.stage = stage;
-    int failed = write_impl(out, opt, stage, sizes, count, !reference || stage != reference) != 0;
+    int failed = write_impl(out, opt, stage, sizes, count, !reference || stage != reference, reference) != 0;
     if (!failed && opt->compare && reference) {
         fputs(",\n", out);
-        failed = write_impl(out, opt, reference, sizes, count, 0) != 0;
+        failed = write_impl(out, opt, reference, sizes, count, 0, reference) != 0;
     }
     fputs("\n]}\n", out);
     if (fclose(out) != 0 || failed) {

@@ -9,7 +9,7 @@
  * On, it keeps one record per access of shared memory or of memory cudaMalloc gave (the
  * thread, its step, the bytes and the value they held or were given, the address of the
  * instruction), per barrier, warp operation, fence and atomic, up to kMaxEvents records and
- * kMaxBlocks blocks a launch (the rest is counted, not kept: "truncated").
+ * kMaxBlocks blocks a launch, the last to run among them (the rest is counted, not kept: "truncated").
  *
  * Where things went wrong is worked out when the trace is written, from the records alone:
  *   - a race: two threads of a block touch one 4-byte word in the same step (between the same
@@ -642,7 +642,12 @@ void trace_block_begin()
         return;
     Launch &l = T.launches.back();
     l.blocks_run++;
-    if (l.blocks.size() >= kMaxBlocks || T.events.size() >= kMaxEvents) {
+    /* The last block to run is kept past the limit: in a one-pass stage it is the one that meets
+     * the others' work (a stale read of a sum another block never published shows there). */
+    const unsigned long long grid = (unsigned long long)l.grid[0] * l.grid[1] * l.grid[2];
+    const bool runs_last = l.blocks_run == grid;
+    if (l.blocks.size() >= kMaxBlocks || (l.blocks.size() + 1 >= kMaxBlocks && !runs_last) ||
+        T.events.size() >= kMaxEvents) {
         T.dropped_blocks++;
         return;
     }
