@@ -762,10 +762,12 @@ class Numbers:
                 return "inf" if v > 0 else "-inf"
             if a < 0.005:
                 return "0"
+            # three characters where a sign leaves room: "8.74" filled its 27 px box edge to
+            # edge, and neighbouring cells read as one number (a fresh reader, stage 9's page)
             if a < 10:
-                return ("%.2f" if v >= 0 else "%.1f") % v
-            if a < 100:
                 return ("%.1f" if v >= 0 else "%.0f") % v
+            if a < 100:
+                return "%.0f" % v
             if a < (10000 if v >= 0 else 1000):
                 return "%.0f" % v
             return short(int(v))
