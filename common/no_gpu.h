@@ -5,8 +5,9 @@
  * On a machine without an NVIDIA GPU (no NVIDIA kernel driver loaded: no
  * /proc/driver/nvidia/version), CUDA's runtime says "CUDA driver version is insufficient for
  * CUDA runtime version" (cudaErrorInsufficientDriver), which reads as "update your driver";
- * the kit says "no NVIDIA GPU here (cudaErrorInsufficientDriver)" instead. Where a driver is
- * loaded, CUDA's own message stays: then it means what it says.
+ * the kit says "no NVIDIA GPU here (no NVIDIA driver loaded)" instead: even the error's name
+ * read like a broken driver to a fresh instructor. Where a driver is loaded, CUDA's own message
+ * stays: then it means what it says.
  */
 #ifndef KIT_NO_GPU_H
 #define KIT_NO_GPU_H
@@ -25,7 +26,7 @@ static inline void kit_no_gpu_reason(cudaError_t code, char *out, size_t size)
     else if (access("/proc/driver/nvidia/version", F_OK) != 0 &&
              ((int)code == 35 || (int)code == 100)) /* cudaErrorInsufficientDriver, cudaErrorNoDevice (not in
                                                         the emulator's header, which compiles this too) */
-        snprintf(out, size, "no NVIDIA GPU here (%s)", cudaGetErrorName(code));
+        snprintf(out, size, "no NVIDIA GPU here (no NVIDIA driver loaded)");
     else
         snprintf(out, size, "no usable NVIDIA GPU: %s (%s)", cudaGetErrorString(code), cudaGetErrorName(code));
 }

@@ -870,6 +870,12 @@ START_TEST(an_emulated_grade_says_what_was_reachable_and_scales_to_full_marks_wh
     fclose(f);
     ck_assert_msg(strstr(text, "8 / 10 (8 reachable here: speed is graded on a GPU)"), "%s", text);
     free(text);
+    f = open_memstream(&text, &size); /* the student's feedback says it too */
+    kit_report_feedback(f, &g, 1, "alice");
+    fclose(f);
+    ck_assert_msg(strstr(text, "Feedback for alice: 8 of 10 points (8 reachable here: speed is graded on a GPU)"), "%s",
+                  text);
+    free(text);
     kit_grade_stage(&scale, dir, 6, &g);
     ck_assert_msg(g.score == 10 && g.max_score == 10 && g.reachable == 10 && g.part_max[1] == 0 &&
                       g.part_score[0] == 7.5 && g.part_score[2] == 2.5,

@@ -1350,9 +1350,15 @@ static int grade_races(void)
         for (int n = 0; n < named; n++)
             if (strcmp(names[n].id, who) == 0)
                 who = names[n].name;
+        /* From the labs' folder on (or the kit's): the graded copy's absolute path on the grading
+         * machine means nothing to the student, and a long one cut "file.cu:36" to "file.c". */
+        const char *where = access_of[i].where[0] ? access_of[i].where : "?";
+        const char *from = strstr(where, "/labs/");
+        if (from)
+            where = from + 1;
         size_t used = strlen(first);
-        snprintf(first + used, sizeof first - used, "%s%.30s by %.60s at %.100s", i ? ", " : "", access_of[i].kind, who,
-                 access_of[i].where[0] ? access_of[i].where : "?");
+        snprintf(first + used, sizeof first - used, "%s%.30s by %.60s at %.160s", i ? ", " : "", access_of[i].kind, who,
+                 where);
     }
     /* The decision: a hang first (in either runner), then ThreadSanitizer's report, then the orders. */
     const race_run *hung_run = orders_hung ? &by_order : by_tsan.hung ? &by_tsan : have_orders && by_order.hung ? &by_order : NULL;

@@ -657,8 +657,13 @@ void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, co
         score += grades[i].score;
         max_score += grades[i].max_score;
     }
-    fprintf(out, "Feedback for %s: %g of %g points, graded on %s.\n", student && *student ? student : "you", score,
-            max_score, gpu_of(grades, count));
+    double reachable = 0;
+    for (int i = 0; i < count; i++)
+        reachable += grades[i].reachable;
+    fprintf(out, "Feedback for %s: %g of %g points", student && *student ? student : "you", score, max_score);
+    if (reachable < max_score) /* as the report's total says it */
+        fprintf(out, " (%g reachable here: speed is graded on a GPU)", reachable);
+    fprintf(out, ", graded on %s.\n", gpu_of(grades, count));
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
         fprintf(out, "\nStage %d: %g of %g points.\n", g->stage, g->score, g->max_score);
