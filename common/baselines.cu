@@ -24,6 +24,21 @@ struct kit_mat3_min {
     }
 };
 
+#if CUB_VERSION < 200800
+/**
+ * CUB before 2.8 (CUDA 12.8 and older) has ArgMin only into a cub::KeyValuePair, {index, value}
+ * (2.8 added the form with two outputs, and CUB 3, CUDA 13's, has only that one): a kit_argmin is
+ * {value, index}, so this one thread swaps the two in place after the reduction. CUB's argmin row
+ * then counts one more launch on those toolkits.
+ */
+__global__ void kit_argmin_from_pair(kit_argmin *out)
+{
+    const cub::KeyValuePair<int, int> pair = *(const cub::KeyValuePair<int, int> *)out;
+    out->value = pair.value;
+    out->index = pair.key;
+}
+#endif
+
 /**
  * CUB's reduction of \p n elements of the problem (\p type, \p op: kit_type and kit_op values)
  * at \p in into out[0] (argmin: a kit_argmin; matrices as planes: 9 ints). With \p temp ==
@@ -46,7 +61,17 @@ extern "C" cudaError_t kit_cub_reduce(int type, int op, void *temp, size_t *temp
         return cub::DeviceReduce::Max(temp, *temp_bytes, (const int *)in, (int *)out, items);
     if (type == KIT_INT && op == KIT_ARGMIN) {
         kit_argmin *result = (kit_argmin *)out;
+#if CUB_VERSION >= 200800
         return cub::DeviceReduce::ArgMin(temp, *temp_bytes, (const int *)in, &result->value, &result->index, items);
+#else
+        static_assert(sizeof(cub::KeyValuePair<int, int>) == sizeof(kit_argmin), "a pair is a kit_argmin's 8 bytes");
+        cudaError_t code = cub::DeviceReduce::ArgMin(temp, *temp_bytes, (const int *)in,
+                                                     (cub::KeyValuePair<int, int> *)out, (int)items);
+        if (code != cudaSuccess || !temp) /* !temp: the size query, nothing reduced */
+            return code;
+        kit_argmin_from_pair<<<1, 1>>>(result);
+        return cudaGetLastError();
+#endif
     }
     if (type == KIT_MAT3 && op == KIT_MIN) {
         kit_mat3 identity;
