@@ -9,7 +9,11 @@
 #    python3-ipykernel, for the test of the Colab notebook; ccache, with which the submissions of a
 #    class graded by tests/grade_class.py share their compiled objects; pipx, and with it compare50
 #    from PyPI, which tests/class/grade_class.py --similarity compares a class's files with);
-# 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin;
+# 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin; where it is
+#    CUDA 13 or later and this tree is the instructor's kit, also a CUDA 12 toolkit beside it
+#    (release/cuda12_toolchain.sh, which needs python3-pip and debian-archive-keyring: in
+#    ~/.local/share/reduction-lab-kit/cuda-12.4, no root), with which student editions are built
+#    for CUDA 12 too and the kit's test builds one;
 # 3. configures build/ (cmake -S . -B build CMAKE_OPTION...), builds it and runs
 #    ./build/reduce_ladder: on your GPU, or on the kit's CPU emulator where there is none.
 # Running it again installs nothing new and rebuilds what changed. It exits non-zero, saying
@@ -38,6 +42,7 @@ packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-de
                                python3-nbclient python3-ipykernel # the kit's test of the Colab notebook
                                ccache                     # tests/grade_class.py: submissions share compiled objects
                                pipx)                      # compare50 (below): grade_class.py --similarity
+[ -f Doxyfile ] && packages+=(python3-pip debian-archive-keyring) # release/cuda12_toolchain.sh (step 2)
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
     die "this script installs with apt-get (Debian, Ubuntu). Elsewhere install the equivalents of:
   ${packages[*]}
@@ -108,6 +113,23 @@ if [ -z "$release" ] || [ "$release" -lt 12 ]; then
 then run ./setup.sh again."
 fi
 say "nvcc: $nvcc (CUDA $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p'))"
+# A student edition holds the reference stages built by each CUDA major it is given
+# (release/CMakeLists.txt): with CUDA 12 beside this CUDA 13, students on CUDA 12 (Colab) can build it
+# too, and the kit's test of that needs it. Not fatal: the build goes on, and that test says what to run.
+if [ -f Doxyfile ] && [ -f release/cuda12_toolchain.sh ] && [ "$release" -ge 13 ]; then
+    if cuda12=$(bash release/cuda12_toolchain.sh --where); then
+        say "CUDA 12 beside it: $cuda12"
+    else
+        say "installing a CUDA 12 toolkit beside it (bash release/cuda12_toolchain.sh: about 1 GB downloaded, 2 minutes)"
+        if cuda12=$(bash release/cuda12_toolchain.sh); then
+            say "CUDA 12 beside it: $cuda12"
+        else
+            say "warning: no CUDA 12 toolkit (above): editions get CUDA $release's reference stages only, and the test
+an_edition_made_with_cuda_${release}_builds_runs_the_ladder_and_grades_with_a_cuda_12_nvcc fails until
+bash release/cuda12_toolchain.sh has installed one (then configure again)"
+        fi
+    fi
+fi
 
 # ---------------------------------------------------------------- 3. build, then the ladder
 jobs=$(nproc 2> /dev/null || echo 2)

@@ -74,6 +74,9 @@ if(BUILD_TESTING AND NOT kit_release_problem AND kit_autograder_batch)
   set(kit_autograder_emu "")
   foreach(k IN LISTS kit_autograder_reference)
     list(APPEND kit_autograder_targets kit_release_reference_stage${k})
+    foreach(major IN LISTS kit_release_extra_majors) # the same for the other CUDA majors (KIT_RELEASE_EXTRA_NVCC)
+      list(APPEND kit_autograder_targets kit_release_reference_stage${k}_cuda${major})
+    endforeach()
     foreach(flavor plain race)
       if(TARGET emu_reference_stage${k}_${flavor})
         list(APPEND kit_autograder_targets emu_reference_stage${k}_${flavor})
@@ -91,6 +94,7 @@ if(BUILD_TESTING AND NOT kit_release_problem AND kit_autograder_batch)
                             "-DGPU_REFERENCE=${kit_release_gpu_dir}"
                             "-DEMU_REFERENCE=${kit_autograder_emu_arg}" "-DDOCS=${CMAKE_BINARY_DIR}/docs-student/html"
                             "-DCUDA_VERSION=${CMAKE_CUDA_COMPILER_VERSION}" "-DARCHS=${kit_release_archs_text}"
+                            "-DEXTRA_GPU_REFERENCE=${kit_release_extra_arg}"
                             "-DCXX=${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}"
                             -P "${CMAKE_CURRENT_LIST_DIR}/make_release.cmake"
                     DEPENDS ${kit_autograder_targets}

@@ -2,7 +2,10 @@
 #   cmake -DSOURCE=<kit> -DDEST=<folder> -DSTAGES=4,5 [-DCLOSED=1,2,3] [-DREFERENCE_STAGES=1,2,3,4,5]
 #         -DGPU_REFERENCE=<dir of libkit_reference_stageK.a>
 #         -DEMU_REFERENCE=<archive>,<archive>,... -DDOCS=<student html> -DCUDA_VERSION=13.0.88
-#         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0" -P make_release.cmake
+#         -DARCHS="75-real ... 90-virtual" -DCXX="GNU 13.3.0"
+#         [-DEXTRA_GPU_REFERENCE=<version>|<dir>|<archs>,...] -P make_release.cmake
+# EXTRA_GPU_REFERENCE: the same reference stages built by an nvcc of another CUDA major each
+# (release/CMakeLists.txt, KIT_RELEASE_EXTRA_NVCC), e.g. 12.4.131|<build>/release-reference/gpu-cuda12|70-real ...
 # then DEST.tar.gz beside DEST. What the edition holds is allow-listed in edition_allow_list.cmake
 # (here, and nowhere else): the instructor's material (solutions/, tests/ but tests/grader/ -- the
 # kit's self-tests and the grader's corpora --, the instructor docs, release/) never ships.
@@ -84,7 +87,36 @@ foreach(line IN LISTS stage_lines)
     list(APPEND released_dirs "${CMAKE_MATCH_2}")
   endif()
 endforeach()
+# The reference stages' CUDA versions: this build's nvcc and the other majors' (EXTRA_GPU_REFERENCE);
+# reference/gpu/cuda<major>/ holds each one's archives.
 string(REGEX MATCH "^[0-9]+" cuda_major "${CUDA_VERSION}")
+set(gpu_versions ${CUDA_VERSION})
+set(gpu_majors ${cuda_major})
+set(gpu_dirs "${GPU_REFERENCE}")
+set(gpu_archs "${ARCHS}")
+string(REPLACE "," ";" extras "${EXTRA_GPU_REFERENCE}")
+foreach(extra IN LISTS extras)
+  string(REPLACE "|" ";" parts "${extra}")
+  list(LENGTH parts n)
+  if(NOT n EQUAL 3)
+    message(FATAL_ERROR "make_release.cmake: -DEXTRA_GPU_REFERENCE: '${extra}' is not <version>|<dir>|<architectures>")
+  endif()
+  list(GET parts 0 version)
+  list(GET parts 1 dir)
+  list(GET parts 2 archs)
+  string(REGEX MATCH "^[0-9]+" major "${version}")
+  if(NOT major OR major IN_LIST gpu_majors)
+    message(FATAL_ERROR "make_release.cmake: -DEXTRA_GPU_REFERENCE: CUDA '${version}' is not a major other than ${gpu_majors}")
+  endif()
+  list(APPEND gpu_versions ${version})
+  list(APPEND gpu_majors ${major})
+  list(APPEND gpu_dirs "${dir}")
+  list(APPEND gpu_archs "${archs}")
+endforeach()
+string(REPLACE ";" " " gpu_versions_text "${gpu_versions}")
+string(REPLACE ";" " " gpu_majors_text "${gpu_majors}")
+string(REPLACE ";" " and " gpu_versions_words "${gpu_versions}")   # 13.0.88 and 12.4.131
+string(REPLACE ";" ".x or " gpu_toolkits_words "${gpu_majors}.x")  # 13.x or 12.x
 string(REPLACE ";" " " stages_text "${stages}")
 string(REPLACE ";" " " closed_text "${closed}")
 string(REPLACE ";" " " edition_text "${edition_stages}")
@@ -96,14 +128,23 @@ set(KIT_EDITION student)
 set(KIT_RELEASED_STAGES ${edition_text})
 set(KIT_CLOSED_STAGES ${closed_text})
 set(KIT_BATCH_STAGES ${stages_text})
-# reference/gpu/ was built by nvcc ${CUDA_VERSION}; its machine code needs a CUDA ${cuda_major} toolkit to link.
+# reference/gpu/cuda<major>/ holds the reference stages built by nvcc of that CUDA major (the CUDA
+# versions below, in the order of the majors): the host code and machine code nvcc writes belong to its
+# major's runtime and driver, so a build links the archives of its own nvcc's major.
 set(KIT_REFERENCE_CUDA_VERSION ${CUDA_VERSION})
+set(KIT_REFERENCE_CUDA_VERSIONS ${gpu_versions_text})
+set(KIT_REFERENCE_CUDA_MAJORS ${gpu_majors_text})
 string(REGEX MATCH \"^[0-9]+\" kit_cuda_major \"\${CMAKE_CUDA_COMPILER_VERSION}\")
-if(NOT kit_cuda_major STREQUAL \"${cuda_major}\")
-  message(FATAL_ERROR \"This edition's reference stages were built with CUDA ${CUDA_VERSION}; this machine's nvcc \"
-                      \"is \${CMAKE_CUDA_COMPILER_VERSION}. Install a CUDA ${cuda_major}.x toolkit, or ask your \"
-                      \"instructor for an edition built with CUDA \${kit_cuda_major}.\")
+if(NOT kit_cuda_major IN_LIST KIT_REFERENCE_CUDA_MAJORS)
+  message(FATAL_ERROR \"This edition's reference stages were built with CUDA ${gpu_versions_words}; this machine's nvcc \"
+                      \"(\${CMAKE_CUDA_COMPILER}) is \${CMAKE_CUDA_COMPILER_VERSION}. Install a CUDA ${gpu_toolkits_words} \"
+                      \"toolkit, or ask your instructor for an edition built with CUDA \${kit_cuda_major} too.\")
 endif()
+list(FIND KIT_REFERENCE_CUDA_MAJORS \${kit_cuda_major} kit_cuda_index)
+list(GET KIT_REFERENCE_CUDA_VERSIONS \${kit_cuda_index} kit_cuda_reference)
+set(KIT_REFERENCE_GPU_DIR \"\${CMAKE_CURRENT_LIST_DIR}/reference/gpu/cuda\${kit_cuda_major}\")
+message(STATUS \"Reference stages: reference/gpu/cuda\${kit_cuda_major}, built with CUDA \${kit_cuda_reference} \"
+               \"(this nvcc is CUDA \${CMAKE_CUDA_COMPILER_VERSION})\")
 ")
 
 # The kit's description, kit.json at the edition's top (common/kit_description.cmake): the stages,
@@ -115,18 +156,22 @@ kit_description_write(OUTPUT "${DEST}/kit.json" SOURCE "${SOURCE}" GRADING_CONFI
                       EDITION student RELEASED ${edition_stages} CLOSED ${closed} BATCH ${stages}
                       REFERENCE_CUDA "${CUDA_VERSION}")
 
-# The prebuilt reference.
-file(MAKE_DIRECTORY "${DEST}/reference/gpu")
+# The prebuilt reference: the GPU archives of each CUDA major, and the emulator's.
 set(reference_stages "${edition_stages}")
 if(REFERENCE_STAGES) # the stages handed out, and stage 1 (the speed rule measures against it)
   string(REPLACE "," ";" reference_stages "${REFERENCE_STAGES}")
 endif()
-foreach(k IN LISTS reference_stages)
-  set(archive "${GPU_REFERENCE}/libkit_reference_stage${k}.a")
-  if(NOT EXISTS "${archive}")
-    message(FATAL_ERROR "make_release.cmake: ${archive} was not built")
-  endif()
-  file(COPY "${archive}" DESTINATION "${DEST}/reference/gpu")
+set(gpu_lines "")
+foreach(major dir version archs IN ZIP_LISTS gpu_majors gpu_dirs gpu_versions gpu_archs)
+  file(MAKE_DIRECTORY "${DEST}/reference/gpu/cuda${major}")
+  foreach(k IN LISTS reference_stages)
+    set(archive "${dir}/libkit_reference_stage${k}.a")
+    if(NOT EXISTS "${archive}")
+      message(FATAL_ERROR "make_release.cmake: ${archive} was not built")
+    endif()
+    file(COPY "${archive}" DESTINATION "${DEST}/reference/gpu/cuda${major}")
+  endforeach()
+  string(APPEND gpu_lines "gpu/cuda${major}/  nvcc ${version}, for CUDA ${major} toolkits: CUDA architectures ${archs} (machine code, and PTX of the newest)\n")
 endforeach()
 foreach(archive IN LISTS emu_archives)
   get_filename_component(name "${archive}" NAME)
@@ -141,8 +186,7 @@ string(TIMESTAMP today "%Y-%m-%d")
 string(REPLACE ";" " " reference_text "${reference_stages}")
 file(WRITE "${DEST}/reference/BUILD.txt" "\
 The reference stages ${reference_text}, prebuilt on ${today} (no source: the labs are yours to write).
-gpu/        nvcc ${CUDA_VERSION}, CUDA architectures ${ARCHS} (machine code, and PTX of the newest)
-emu-plain/  the CPU emulator's build (${CXX}); emu-race/ the same under ThreadSanitizer
+${gpu_lines}emu-plain/  the CPU emulator's build (${CXX}); emu-race/ the same under ThreadSanitizer
 ")
 
 # The student docs, README, CI workflow and ignore file.
@@ -170,4 +214,4 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -E tar czf "${name}.tar.gz" "${name}"
 if(tar_failed)
   message(FATAL_ERROR "make_release.cmake: could not write ${parent}/${name}.tar.gz")
 endif()
-message(STATUS "Student edition (stages ${stages_text}; closed before it: ${closed_text}): ${DEST} and ${parent}/${name}.tar.gz")
+message(STATUS "Student edition (stages ${stages_text}; closed before it: ${closed_text}; reference stages of CUDA ${gpu_versions_words}): ${DEST} and ${parent}/${name}.tar.gz")
