@@ -205,14 +205,17 @@ def expect(label, shown, problem, correctness, others):
         "docs": {"line": "<b>Points:</b> %d for the %s, 2 for speed, 2 for no races or memory errors "
                          "(%d of %d without a GPU)." % (correctness, problem, reachable, full)},
     }
-    names = [("stage 2 (%s): correctness" % problem, correctness), ("stage 2 (%s): speedup" % problem, 2)]
+    # graded without a GPU, speed is not measured: 0 of 0, not a failed test (the fallback, which
+    # graded nothing, keeps the description's points)
+    names = [("stage 2 (%s): correctness" % problem, correctness), ("stage 2 (%s): speedup" % problem, 0)]
+    fallback_names = [names[0], ("stage 2 (%s): speedup" % problem, 2)]
     for view, facts in want.items():
         for key, value in facts.items():
             check(shown[view][key] == value, "%s, %s's %s: %r, expected %r" % (label, view, key, shown[view][key], value))
     gradescope = shown["Gradescope"]
     check(gradescope["names"][:2] == names and gradescope["names"][2][0].startswith("stage 2 (%s): races" % problem),
           "%s, Gradescope: stage 2's tests %s, expected %s and the races" % (label, gradescope["names"], names))
-    check(gradescope["fallback"] == names + [("stage 2 (%s): races and memory errors" % problem, 2)],
+    check(gradescope["fallback"] == fallback_names + [("stage 2 (%s): races and memory errors" % problem, 2)],
           "%s, Gradescope's fallback: stage 2's tests %s" % (label, gradescope["fallback"]))
     check("(%d of %d points in all here)" % (8 + reachable + 8, 20 + full) in gradescope["note"],
           "%s, Gradescope: the no-GPU note does not say %d of %d points: %r"

@@ -426,11 +426,21 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
             used = strlen(text);
             snprintf(text + used, sizeof text - used, "\nAdvice from the CPU emulator: %s", g->advice);
         }
-        /* Speed and sanitizer points come only on top of a correct stage: the status follows the points. */
-        json_test(out, &first, name, g->part_score[1], g->part_max[1],
-                  s->outcome == KIT_OUTCOME_PASS && loads->outcome != KIT_OUTCOME_FAIL &&
-                      g->part_score[1] >= g->part_max[1],
-                  text);
+        /* Speed and sanitizer points come only on top of a correct stage: the status follows the points.
+         * A correct stage's speed that could not be measured here (no GPU) is no failed test: 0 of 0,
+         * the output says what it is worth on a GPU (the total's max is then what was reachable, as
+         * the report says). An incorrect stage's speed earns nothing, GPU or not: failed. */
+        if (strncmp(text, "not measured", 12) == 0 && c->outcome == KIT_OUTCOME_PASS) {
+            used = strlen(text);
+            if (g->part_max[1] > 0) /* kept (emulated.full_marks = keep); with scale the others' points grew */
+                snprintf(text + used, sizeof text - used, "\nSpeed is graded on a GPU, where it is worth %g points.",
+                         g->part_max[1]);
+            json_test(out, &first, name, 0, 0, 1, text);
+        } else
+            json_test(out, &first, name, g->part_score[1], g->part_max[1],
+                      s->outcome == KIT_OUTCOME_PASS && loads->outcome != KIT_OUTCOME_FAIL &&
+                          g->part_score[1] >= g->part_max[1],
+                      text);
         snprintf(name, sizeof name, g->emulated_races ? "stage %d: races (CPU emulator: ThreadSanitizer, thread orders)"
                                                       : "stage %d: races and memory errors (compute-sanitizer)",
                  g->stage);
