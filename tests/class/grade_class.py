@@ -401,6 +401,34 @@ class Grader:
                 failed.append(name)
         return failed
 
+    def compiler_said(self, log, name):
+        """The compiler's first error lines for the stage file `name` in the build log, with the
+        path the student knows (labs/...), not the grading machine's."""
+        with open(log, encoding="utf-8", errors="replace") as f:
+            lines = [line.rstrip() for line in f if re.search(re.escape(name) + r"(\(|:)\d+[^\n]*error", line)]
+        shown = []
+        for line in lines[:2]:
+            at = line.find(name)
+            start = line.rfind(" ", 0, at) + 1  # the path's first character
+            shown.append("labs/" + line[at:] if line[start:at].endswith("/") or start == at else line)
+        return " | ".join(shown)
+
+    def tell_feedback(self, grade_dir, replaced):
+        """Puts what the compiler said first in the student's feedback: the kit graded the skeleton
+        in the file's place, and its report says "fill in the TODO", which is not what happened."""
+        said = {k: v for k, v in replaced.items() if "does not compile" in v or "is missing" in v}
+        if not said or not os.path.isdir(grade_dir):
+            return
+        head = "".join("Stage %s: %s. It was graded as the unfilled lab, so the lines about stage %s below say "
+                       "'fill in the TODO'.\n" % (k, why, k) for k, why in sorted(said.items()))
+        for name in os.listdir(grade_dir):
+            if name.startswith("feedback") and name.endswith(".txt"):
+                path = os.path.join(grade_dir, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(head + "\n" + text)
+
     def grade(self, student, folder, fingerprint_value, lease):
         """Builds and grades one submission; returns its record (also written to results/).
         lease: CPU cores for the build, then a GPU of its own (or none) and cores for the tests."""
@@ -425,9 +453,11 @@ class Grader:
                     for name in broken:
                         with open(os.path.join(p["labs"], name), "wb") as f:
                             f.write(self.s["skeletons"][name])
-                        replaced[str(self.stage_of(name))] = "%s does not compile" % name
-                        notes.append("%s does not compile (graded as unfilled; the compiler's messages: %s)"
-                                     % (name, kept))
+                        said = self.compiler_said(kept, name)
+                        replaced[str(self.stage_of(name))] = "%s does not compile%s" % (
+                            name, "; the compiler said: " + said if said else "")
+                        notes.append("%s does not compile (graded as unfilled; the compiler said: %s; all its "
+                                     "messages: %s)" % (name, said or "see the log", kept))
                     ok, log = self.configure_and_build(p, deadline)
                 record["seconds"]["build"] = round(time.monotonic() - build_started, 1)
             if not ok:
@@ -457,6 +487,7 @@ class Grader:
                         env["CUDA_VISIBLE_DEVICES"] = gpu
                     self.children.run(["cmake", "--build", p["build"], "--target", target], check_log, deadline, env)
                     record["seconds"]["grade"] = round(time.monotonic() - grade_started, 1)
+                self.tell_feedback(os.path.join(p["build"], "grade"), replaced)
                 self.read_grade(os.path.join(p["build"], "grade"), record, notes)
         except Killed as why:
             if str(why) == "interrupted":

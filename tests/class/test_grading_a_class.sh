@@ -59,8 +59,12 @@ grep -q "^grading $((4 - graded)) submission(s)" "$work/second.log" || fail "the
 head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,outcome,graded_on,notes" || fail "class.csv's header"
 row alice | grep -q "^alice,8,8,10,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
 row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
-row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
-    fail "carol's stage 8 does not compile: $(row carol)"
+row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled; the compiler said: labs/08_one_pass/reduce_one_pass.cu[(:][0-9]" ||
+    fail "carol's stage 8 does not compile, and the note must quote the compiler: $(row carol)"
+# her feedback starts with what the compiler said, not only with the unfilled lab's "fill in the TODO"
+feedback=$(find "$work/root" -path "*carol*" -name 'feedback*.txt' | head -1)
+[ -n "$feedback" ] && head -1 "$feedback" | grep -q "^Stage 8: 08_one_pass/reduce_one_pass.cu does not compile; the compiler said: labs/" ||
+    fail "carol's feedback must start with the compiler's message: ${feedback:-no feedback file}: $(head -3 "${feedback:-/dev/null}")"
 row dave | grep -q "^dave,0,0,10,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" ||
     fail "dave's stage 8 is missing: $(row dave)"
 for f in class-report.html class-report.csv; do [ -s "$work/$f" ] || fail "no $f beside class.csv"; done
