@@ -139,7 +139,8 @@ def describe_kit(cmake_args):
         try:
             run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         except OSError as e:
-            raise SystemExit("grade_class.py: cannot run cmake, which builds the kit: %s" % e)
+            raise SystemExit("grade_class.py: cannot run cmake, which builds the kit (sudo apt-get install "
+                             "cmake): %s" % e)
         if run.returncode != 0:
             raise SystemExit("grade_class.py: the kit's description (common/kit_description.cmake) cannot be "
                              "written:\n" + run.stdout.strip())

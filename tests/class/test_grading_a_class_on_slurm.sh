@@ -142,6 +142,7 @@ status=0
 mkdir -p "$work/bin"
 ln -s "$("$python" -c 'import sys; print(sys.executable)')" "$work/bin/python3" # the binary, not a shim
 ln -s "$(command -v git)" "$work/bin/git"
+ln -s "$(command -v cmake)" "$work/bin/cmake" # it writes the kit's description (kit.json) before anything else
 status=0
 PATH=$work/bin "$work/bin/python3" "$kit/tests/class/grade_class.py" "$work/class" "$work/other.csv" \
     "$work/other-root" --slurm --stages 8 > "$work/usage.log" 2>&1 || status=$?
