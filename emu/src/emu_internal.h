@@ -142,6 +142,11 @@ void trace_fault(int code, const char *message, int thread);
 /** Where thread \p thread stood at the fault (the scheduler's fiber_state). */
 void trace_thread_state(unsigned thread, int state, const char *file, int line);
 
+/** CUDA's name of warp operation \p kind ("__shfl_down_sync", ...; scheduler.cpp). */
+const char *warp_op_name(int kind);
+/** CUDA's name of block barrier \p kind ("__syncthreads", "__syncthreads_count", ...). */
+const char *barrier_name(int kind);
+
 } // namespace emu
 
 #endif /* EMU_INTERNAL_H */

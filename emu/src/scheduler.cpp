@@ -224,21 +224,6 @@ const char *thread_name(const Fiber &f, char *out, size_t size)
     return out;
 }
 
-const char *warp_op_name(int kind)
-{
-    static const char *names[] = {"__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
-                                  "__shfl_xor_sync", "__ballot_sync",     "__any_sync",        "__all_sync",
-                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask",
-                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync"};
-    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "a warp operation";
-}
-
-const char *barrier_name(int kind)
-{
-    static const char *names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
-    return names[kind];
-}
-
 /** Records a fault in the running grid: "kernel<<<grid, block>>> (file:line), block b: ...". */
 void fault(cudaError_t code, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void fault(cudaError_t code, const char *format, ...)
@@ -1249,6 +1234,22 @@ bool valid_config(const launch_config &c, const void *kernel)
 }
 
 } // namespace
+
+/* CUDA's names of the meeting points, for the scheduler's messages and the trace (emu_internal.h). */
+const char *warp_op_name(int kind)
+{
+    static const char *names[] = {"__syncwarp",      "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
+                                  "__shfl_xor_sync", "__ballot_sync",     "__any_sync",        "__all_sync",
+                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask",
+                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "a warp operation";
+}
+
+const char *barrier_name(int kind)
+{
+    static const char *names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "__syncthreads";
+}
 
 void launch(const launch_config &config, const void *kernel, void (*invoke)(void *), void *closure)
 {

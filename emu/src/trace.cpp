@@ -385,21 +385,6 @@ void json_line(FILE *f, const std::string &file, int line, const Launch &launch)
         json_string(f, file + ":" + std::to_string(line));
 }
 
-const char *warp_name(int kind)
-{
-    static const char *names[] = {"__syncwarp",        "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",
-                                  "__shfl_xor_sync",   "__ballot_sync",     "__any_sync",        "__all_sync",
-                                  "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__activemask",
-                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync"};
-    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "warp";
-}
-
-const char *barrier_kind(int kind)
-{
-    static const char *names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"};
-    return kind >= 0 && kind < 4 ? names[kind] : "__syncthreads";
-}
-
 std::string hex_mask(const std::vector<bool> &bits)
 {
     std::string s;
@@ -859,11 +844,11 @@ int emu_trace_write_json(FILE *f)
                 } else if (e.op == OP_BARRIER) {
                     fprintf(f, ", ");
                     json_line(f, w.file, w.line, l);
-                    fprintf(f, ", \"%s\"", barrier_kind(e.kind));
+                    fprintf(f, ", \"%s\"", barrier_name(e.kind));
                 } else if (e.op == OP_WARP) {
                     fprintf(f, ", ");
                     json_line(f, w.file, w.line, l);
-                    fprintf(f, ", \"%s\", %u, %lld, %lld, %d", warp_name(e.kind), e.mask, (long long)e.value,
+                    fprintf(f, ", \"%s\", %u, %lld, %lld, %d", warp_op_name(e.kind), e.mask, (long long)e.value,
                             (long long)e.result, e.param);
                 } else {
                     fprintf(f, ", ");
