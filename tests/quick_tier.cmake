@@ -50,4 +50,27 @@ function(kit_quick_tier)
   if(quick)
     set_property(TEST ${quick} APPEND PROPERTY LABELS quick)
   endif()
+  kit_share_build_cache("${tests}")
+endfunction()
+
+# The end-to-end tests each build a kit (a student edition, Gradescope's and Classroom's copies,
+# the Colab notebook's, a class's submissions): the same common/, emu/ and grader sources, in
+# folders of their own. With ccache installed, every test's builds share one compiler cache,
+# <build>/test-ccache, through the environment CMake reads when it configures a new build
+# (CMAKE_<LANG>_COMPILER_LAUNCHER) and ccache's own: paths under the build folder, where the
+# tests put their copies, are hashed relative to the compile's folder, so two copies of the kit
+# built at <copy>/build share their objects. Measured on 2 cores: a second copy's build of stage
+# 8's grading programs took 1.9 s instead of 22.5 s (50 of 50 compiles from the cache). The
+# commands the tests run stay the ones a student or an instructor types.
+find_program(KIT_TEST_CCACHE ccache)
+function(kit_share_build_cache tests)
+  if(NOT KIT_TEST_CCACHE OR NOT tests)
+    return()
+  endif()
+  set(environment "CCACHE_DIR=${CMAKE_BINARY_DIR}/test-ccache" "CCACHE_BASEDIR=${CMAKE_BINARY_DIR}"
+                  "CCACHE_NOHASHDIR=true")
+  foreach(lang C CXX CUDA)
+    list(APPEND environment "CMAKE_${lang}_COMPILER_LAUNCHER=${KIT_TEST_CCACHE}")
+  endforeach()
+  set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT ${environment})
 endfunction()

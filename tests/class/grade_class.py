@@ -60,7 +60,12 @@ A stage file that is missing, is not a regular file or does not compile is grade
 unfilled skeleton (it then scores 0) and the row's notes say so: one broken file costs one
 stage, and one broken submission never stops the class. Each student's result is written,
 whole, to BUILD_ROOT/results/STUDENT.json when the student is done, so an interrupted class
-resumes where it stopped; the CSV is rewritten (atomically) after every student.
+resumes where it stopped; the CSV is rewritten (atomically) after every student. A regrade (a
+changed submission, kit or options, or --fresh) keeps the earlier record in
+BUILD_ROOT/history/STUDENT/, and the row's notes, the class report and the student's feedback say
+what changed per stage, from the grade records (grade.json's "changes", as for one student's
+regrade). reachable_total is what the grade could reach where it was graded: on the CPU
+emulator, speed is not measured (8 of a stage's 10 points by default).
 
 Exit status: 0 when every submission has a grade (a broken one's grade may be 0); 1 when some
 could not be graded (interrupted, or Slurm tasks that failed to run: listed apart); 2 for bad
@@ -344,6 +349,39 @@ class Grader:
                 "logs": os.path.join(top, "logs"), "grade": os.path.join(top, "grade"),
                 "record": os.path.join(self.s["build_root"], "results", student + ".json")}
 
+    def keep_earlier(self, student, p):
+        """A regrade keeps the earlier record: results/STUDENT.json is copied to
+        BUILD_ROOT/history/STUDENT/FINISHED.json before the new one replaces it. Returns (the
+        earlier record, with "kept": that copy's path in BUILD_ROOT, or None; {name: bytes} of the
+        earlier grading's result files, students/STUDENT/grade/stageK.PART), the files that the
+        kit's report compares the new grading with, as it does for one student's regrade."""
+        earlier = read_record(p["record"])
+        if not isinstance(earlier, dict) or not earlier.get("student"):
+            return None, {}
+        stamp = re.sub(r"[^0-9TZ]", "", str(earlier.get("finished") or ""))
+        if not stamp:
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(os.path.getmtime(p["record"])))
+        folder = os.path.join(self.s["build_root"], "history", student)
+        os.makedirs(folder, exist_ok=True)
+        kept = os.path.join(folder, stamp + ".json")
+        if not os.path.exists(kept):
+            shutil.copyfile(p["record"], kept)
+        earlier["kept"] = os.path.relpath(kept, self.s["build_root"])
+        files = {}
+        if os.path.isdir(p["grade"]):
+            for name in sorted(os.listdir(p["grade"])):
+                path = os.path.join(p["grade"], name)
+                if re.fullmatch(r"stage\d+\.[a-z-]+", name) and os.path.isfile(path) and not os.path.islink(path):
+                    with open(path, "rb") as f:
+                        files[name] = f.read()
+        return earlier, files
+
+    @staticmethod
+    def previous_of(earlier):
+        """What the new record keeps of the earlier one (the whole of it is in history/)."""
+        return {key: earlier.get(key) for key in ("finished", "outcome", "total", "max_total", "points", "kept",
+                                                  "graded_on")}
+
     def stage_of(self, stage_file):
         return next(k for k, name in self.s["stage_files"].items() if name == stage_file)
 
@@ -368,10 +406,12 @@ class Grader:
     def build_environment(self):
         """With ccache, the submissions share every compiled object but their own stage files':
         on 2 cores a submission's build of stage 8 took 22 s alone, 6 s with the objects shared.
-        The cache is keyed by what each compile reads, so a student's code reaches no one else's."""
+        The cache is keyed by what each compile reads, so a student's code reaches no one else's.
+        It is the one CCACHE_DIR names where that is set (the kit's test suite shares one cache
+        among all its builds of a kit), else one beside the builds."""
         env = dict(os.environ)
         if self.s.get("ccache"):
-            env.update({"CCACHE_DIR": os.path.join(self.s["build_root"], "ccache"),
+            env.update({"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(self.s["build_root"], "ccache"),
                         "CCACHE_BASEDIR": os.path.join(self.s["build_root"], "students"),
                         "CCACHE_NOHASHDIR": "true"})
         return env
@@ -441,8 +481,17 @@ class Grader:
                   "stages": self.s["stages"], "points": {}, "max_points": {}, "total": None, "max_total": None,
                   "grade": [], "speed": {}, "seconds": {},
                   "where": {"host": socket.gethostname(), "gpu": None, "slurm": self.s.get("slurm_task")}}
+        earlier, earlier_files = self.keep_earlier(student, p)
+        if earlier:
+            record["previous"] = self.previous_of(earlier)
         replaced, notes = self.prepare(student, folder, p)
         record["replaced"] = replaced
+        if earlier_files:  # check.cmake's place for them: grade_report --previous says what changed
+            previous = os.path.join(p["build"], "grade", "previous")
+            os.makedirs(previous)
+            for name, content in earlier_files.items():
+                with open(os.path.join(previous, name), "wb") as f:
+                    f.write(content)
         try:
             with lease.building():
                 build_started = time.monotonic()
@@ -496,6 +545,10 @@ class Grader:
             record["outcome"] = "timed out"
             notes.append("stopped after the time limit of %s (--time-limit); its processes were killed"
                          % duration(self.s["time_limit"]))
+        import class_report  # tests/class/class_report.py: a regrade's note says what changed, from the records
+        note = class_report.change_note(record)
+        if note:
+            notes.append(note)
         # total: from the start of this submission, waiting for cores or a GPU included
         record["seconds"]["total"] = round(time.monotonic() - started, 1)
         record["notes"] = "; ".join(notes)
@@ -544,6 +597,12 @@ class Grader:
                 record["speed"][str(k)] = speed
         record["total"] = float(grade.get("score", 0))
         record["max_total"] = float(grade.get("max_score", 0))
+        # The most it could reach where it was graded (without a GPU speed is not measured): grade.json's
+        record["reachable_total"] = float(grade.get("reachable", record["max_total"]))
+        record["reachable"] = {str(k): float(stages[k].get("reachable", stages[k]["max_score"]))
+                               for k in self.s["stages"] if k in stages}
+        if isinstance(grade.get("changes"), list):  # a regrade: what changed, as the kit's report decided it
+            record["changes"] = grade["changes"]
         record["outcome"] = "graded"
 
     def keep_what_matters(self, p):
@@ -669,22 +728,29 @@ def class_csv(settings, records, reasons=None):
     """The class table: a row per student of the class, a column per graded stage. A student with
     no current grade (not graded yet, a Slurm task that failed to run) has a row too, with empty
     points, outcome "not graded" and why in the notes: a student is never missing from it.
-    graded_on: the GPU's name, or "emulator" (no speed points there: max_total counts them)."""
+    graded_on: the GPU's name, or "emulator"; max_total: every point of the graded stages;
+    reachable_total: the most the grade could reach where it was graded (grade.json's "reachable":
+    on the emulator, whose grade earns no speed points unless the grading configuration scales it,
+    24 of 30 for three stages by default). A regrade's notes say what changed since the last grade."""
+    import class_report  # tests/class/class_report.py
     stages, reasons = settings["stages"], reasons or {}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student"] + ["stage%d" % k for k in stages] + ["total", "max_total", "outcome", "graded_on", "notes"])
+    writer.writerow(["student"] + ["stage%d" % k for k in stages] +
+                    ["total", "max_total", "reachable_total", "outcome", "graded_on", "notes"])
     for student in sorted(set(settings.get("students", [])) | set(records)):
         r = records.get(student)
         if r is None:
             writer.writerow([spreadsheet_safe(student)] + [""] * len(stages) +
-                            ["", "", "not graded", "", reasons.get(student, "not graded yet: the same command grades it")])
+                            ["", "", "", "not graded", "", reasons.get(student, "not graded yet: the same command grades it")])
             continue
         points = [("%g" % r["points"][str(k)]) if str(k) in r.get("points", {}) else "" for k in stages]
         total = "" if r.get("total") is None else "%g" % r["total"]
         most = "" if r.get("max_total") is None else "%g" % r["max_total"]
+        reachable = class_report.reachable_total(r, settings.get("kit")) if r.get("total") is not None else None
         writer.writerow([spreadsheet_safe(student)] + points +
-                        [total, most, r["outcome"], r.get("graded_on", ""), r.get("notes", "")])
+                        [total, most, "" if reachable is None else "%g" % reachable, r["outcome"],
+                         r.get("graded_on", ""), r.get("notes", "")])
     return out.getvalue()
 
 
