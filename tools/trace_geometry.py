@@ -3,17 +3,27 @@
 
 A picture teaches at a glance only if it can be read: every text is at least 11 px, nothing
 runs off the page, no text lies on another, no text straddles the edge of a box (a value is
-inside its cell or away from it), no line or arrow crosses a text (lines, paths of straight
-segments and Bezier curves, polylines, polygons such as arrowheads), and where a bank conflict
-is drawn the banks are numbered. Text extents are estimated for the monospace font the
-drawings use (0.6 em a character, 0.8 em above the baseline and 0.25 em below), which is what
-DejaVu Sans Mono measures.
+inside its cell or away from it), a text in a box keeps 2 px clear of its left and right edges
+(a 4-digit number that fills its cell reads as one with its neighbour's), every box or bar is
+at least 12 px tall (a lane or a sector drawn 8 or 10 px tall cannot be told from a rule),
+no line or arrow crosses a text (lines, paths of straight segments and Bezier curves,
+polylines, polygons such as arrowheads), and where a bank conflict is drawn the banks are
+numbered above the very words in conflict (a text of class "bank" over each such word). Text
+extents are estimated for the monospace font the drawings use (0.6 em a character, 0.8 em
+above the baseline and 0.25 em below), which is what DejaVu Sans Mono measures; a text with a
+textLength is as wide as that.
 
---shown-at PX: the drawing is shown PX wide (the docs' pages show a stage's picture as wide as
-their text column, 1004 px in a 1280 px window): a text must be at least 11 px as shown, so its
-size times PX / width.
+--shown-at PX: the drawing is shown PX wide: a text must be at least 11 px as shown, so its
+size times PX / width (and a box 12 px tall as shown).
+
+--page PAGE.html: each SVG picture the page embeds (<object data=...> or <img src=...>), as
+the page shows it in a window 1024 and 1280 px wide: a width in px is that width in both; a
+width in % is that share of doxygen's text column, the window less 276 px (its tree view and
+margins, as Chromium lays out the docs' pages: 748 px at 1024, 1004 px at 1280); no width, the
+picture's own. Every rule above holds at both, and the picture fits the column at 1280 px.
 
 Usage: trace_geometry.py [--shown-at PX] FILE.svg...   (exit 1 and one line per problem when any)
+       trace_geometry.py --page PAGE.html...
        trace_geometry.py --self-test    each rule on a drawing made to break it: proof it can fail
 Standard library only.
 """
@@ -23,7 +33,11 @@ import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
 MIN_FONT = 11
+MIN_BOX = 12       # a box's or a bar's height as shown
+TEXT_MARGIN = 2    # what a text in a box keeps clear of its left and right edges
 PAGE_WIDTH = 1280
+WINDOWS = (1024, 1280)   # the windows the docs' pages are read in
+COLUMN_MARGIN = 276      # doxygen's tree view and the contents' margins: the text column is the window less this
 
 
 def _num(value, default=0.0):
@@ -109,8 +123,9 @@ def _points_segments(points, closed):
 
 
 def boxes(svg_text):
-    """(width, height, texts, rects, lines, classes): texts as (x0, y0, x1, y1, size, text);
-    lines as segments (None: a path this check cannot follow); classes: every class named."""
+    """(width, height, texts, rects, lines, classes): texts as (x0, y0, x1, y1, size, text, class);
+    rects as (x0, y0, x1, y1, class); lines as segments (None: a path this check cannot follow);
+    classes: every class named."""
     root = ET.fromstring(svg_text)
     width, height = _num(root.get("width")), _num(root.get("height"))
     texts, rects, lines, classes = [], [], [], set()
@@ -129,13 +144,13 @@ def boxes(svg_text):
                 continue
             size = _num(el.get("font-size"), 16)
             x, y = _num(el.get("x")), _num(el.get("y"))
-            w = len(s) * size * 0.6
+            w = _num(el.get("textLength"), len(s) * size * 0.6)
             anchor = el.get("text-anchor", "start")
             x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
-            texts.append((x0, y - 0.8 * size, x0 + w, y + 0.25 * size, size, s))
+            texts.append((x0, y - 0.8 * size, x0 + w, y + 0.25 * size, size, s, el.get("class") or ""))
         elif tag == "rect":
             x, y = _num(el.get("x")), _num(el.get("y"))
-            rects.append((x, y, x + _num(el.get("width")), y + _num(el.get("height"))))
+            rects.append((x, y, x + _num(el.get("width")), y + _num(el.get("height")), el.get("class") or ""))
         elif tag == "line":
             lines.append((_num(el.get("x1")), _num(el.get("y1")), _num(el.get("x2")), _num(el.get("y2"))))
         elif tag == "path":
@@ -206,10 +221,22 @@ def problems(svg_text, name="drawing", shown_at=None):
     if width > PAGE_WIDTH:
         out.append("%s: %g px wide, wider than a %d px page: it would be scaled down" % (name, width, PAGE_WIDTH))
     scale = shown_at / width if shown_at and width else 1.0
+    shown = " as shown %g px wide" % shown_at if shown_at else ""
+    tiny = sorted((t for t in texts if t[4] * scale < MIN_FONT - 1e-9), key=lambda t: t[4])
+    for t in tiny[:3]:
+        out.append("%s: text %r is %g px%s, below %d px" % (name, t[5], t[4] * scale, shown, MIN_FONT))
+    if len(tiny) > 3:
+        out.append("%s: and %d more texts below %d px%s" % (name, len(tiny) - 3, MIN_FONT, shown))
+    small = {}
+    for r in rects:
+        h = (r[3] - r[1]) * scale
+        if h < MIN_BOX - 1e-9 and not (r[0] <= 0 and r[1] <= 0 and r[2] >= width and r[3] >= height):
+            small.setdefault((round(h, 1), r[4]), []).append(r)
+    for (h, cls), rs in sorted(small.items()):
+        out.append("%s: %d box%s%s %g px tall%s, below %d px (the first at %.0f, %.0f)" % (
+            name, len(rs), "" if len(rs) == 1 else "es", " of class %r" % cls if cls else "", h, shown, MIN_BOX,
+            rs[0][0], rs[0][1]))
     for t in texts:
-        if t[4] * scale < MIN_FONT - 1e-9:
-            out.append("%s: text %r is %g px%s, below %d px" % (
-                name, t[5], t[4] * scale, " as shown %g px wide" % shown_at if shown_at else "", MIN_FONT))
         if t[0] < 0 or t[1] < 0 or t[2] > width or t[3] > height:
             out.append("%s: text %r runs off the page (%.0f..%.0f x %.0f..%.0f of %g x %g)" % (
                 name, t[5], t[0], t[2], t[1], t[3], width, height))
@@ -228,6 +255,9 @@ def problems(svg_text, name="drawing", shown_at=None):
             t = texts[k]
             if _overlap(t, r) and not _inside(t, r):
                 out.append("%s: text %r straddles the edge of a box at (%.0f, %.0f)" % (name, t[5], r[0], r[1]))
+            elif _overlap(t, r) and min(t[0] - r[0], r[2] - t[2]) * scale < TEXT_MARGIN - 1e-9:
+                out.append("%s: text %r fills its box at (%.0f, %.0f): %.1f px clear of its edge%s, below %d px" % (
+                    name, t[5], r[0], r[1], min(t[0] - r[0], r[2] - t[2]) * scale, shown, TEXT_MARGIN))
     crossed = set()
     for seg in lines:
         if seg is None:
@@ -240,6 +270,88 @@ def problems(svg_text, name="drawing", shown_at=None):
                 out.append("%s: a line crosses text %r" % (name, t[5]))
     if "conflict" in classes and "bank" not in classes:
         out.append("%s: bank conflicts are drawn, but no bank is numbered" % name)
+    elif "conflict" in classes:
+        # each word in conflict has its bank's number above it, in its column (a row of numbers
+        # at the top of the step, or over the row)
+        banks = [t for t in texts if "bank" in t[6].split()]
+        unnumbered = []
+        for r in rects:
+            if "conflict" not in r[4].split():
+                continue
+            if not any(r[0] <= (b[0] + b[2]) / 2.0 <= r[2] and r[1] - 320 <= b[3] <= r[1] + 0.5 for b in banks):
+                unnumbered.append(r)
+        if unnumbered:
+            out.append("%s: %d word%s drawn in a bank conflict with no bank number above (the first at %.0f, %.0f)" % (
+                name, len(unnumbered), "" if len(unnumbered) == 1 else "s", unnumbered[0][0], unnumbered[0][1]))
+    return out
+
+
+def _attributes(tag):
+    return dict((m.group(1).lower(), m.group(3)) for m in re.finditer(r'([A-Za-z:-]+)\s*=\s*(["\'])(.*?)\2', tag))
+
+
+def _px(value):
+    m = re.match(r"\s*([0-9.]+)\s*(px)?\s*$", value or "")
+    return float(m.group(1)) if m else None
+
+
+def shown_widths(attrs, own_width):
+    """{window: px} the page shows a picture at, from its tag's width and style (min-width,
+    max-width in px), in each window of WINDOWS."""
+    style = dict((k.strip().lower(), v.strip()) for k, _, v in
+                 (d.partition(":") for d in (attrs.get("style") or "").split(";") if ":" in d))
+    width = style.get("width") or attrs.get("width")
+    out = {}
+    for window in WINDOWS:
+        column = window - COLUMN_MARGIN
+        if width and width.strip().endswith("%"):
+            w = column * float(width.strip()[:-1]) / 100.0
+        else:
+            w = _px(width) if _px(width) is not None else own_width
+        if _px(style.get("max-width")) is not None:
+            w = min(w, _px(style["max-width"]))
+        elif (style.get("max-width") or "").endswith("%"):
+            w = min(w, column * float(style["max-width"][:-1]) / 100.0)
+        if _px(style.get("min-width")) is not None:
+            w = max(w, _px(style["min-width"]))
+        out[window] = w
+    return out
+
+
+def page_problems(page):
+    """Every problem of the SVG pictures an HTML page embeds, as the page shows them at 1024 and
+    1280 px (see the module's comment)."""
+    import os
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    out, found = [], 0
+    for m in re.finditer(r"<(object|img)\b[^>]*>", html, re.I):
+        attrs = _attributes(m.group(0))
+        ref = attrs.get("data") if m.group(1).lower() == "object" else attrs.get("src")
+        if not ref or not ref.split("?")[0].endswith(".svg") or "://" in ref or ref.startswith("doxygen"):
+            continue
+        path = os.path.join(os.path.dirname(page), ref.split("?")[0])
+        try:
+            with open(path, encoding="utf-8") as f:
+                svg = f.read()
+        except OSError as exc:
+            out.append("%s: the picture %s cannot be read: %s" % (page, ref, exc))
+            continue
+        found += 1
+        own = _num(ET.fromstring(svg).get("width"))
+        widths = shown_widths(attrs, own)
+        if widths[WINDOWS[-1]] > WINDOWS[-1] - COLUMN_MARGIN + 0.5:
+            out.append("%s: %s is shown %g px wide, wider than the text column (%d px) of a %d px window" % (
+                page, ref, widths[WINDOWS[-1]], WINDOWS[-1] - COLUMN_MARGIN, WINDOWS[-1]))
+        seen = set()
+        for window in WINDOWS:
+            for line in problems(svg, "%s in %s at %d px" % (ref, os.path.basename(page), window), widths[window]):
+                key = line.split(" at %d px" % window, 1)[-1]
+                if key not in seen:   # a problem of both windows once, with the first window's name
+                    seen.add(key)
+                    out.append(line)
+    if not found:
+        out.append("%s: no SVG picture in the page" % page)
     return out
 
 
@@ -262,6 +374,26 @@ SELF_TESTS = {
                   "a line crosses text 'label'"),
     "banks": ('<rect x="10" y="10" width="20" height="20" class="word conflict"/>', 400, None,
               "no bank is numbered"),
+    "bank elsewhere": ('<text x="100" y="10" font-size="11" class="bank">3</text>'
+                       '<rect x="10" y="20" width="20" height="20" class="word conflict"/>', 400, None,
+                       "no bank number above"),
+    "bank above": ('<text x="20" y="14" font-size="11" text-anchor="middle" class="bank">0</text>'
+                   '<rect x="10" y="20" width="20" height="20" class="word conflict"/>', 400, None, None),
+    "thin bar": ('<rect x="10" y="10" width="200" height="9" class="lane"/>', 400, None, "9 px tall, below 12 px"),
+    "thin as shown": ('<rect x="10" y="10" width="200" height="12" class="lane"/>', 1000, 748, "below 12 px"),
+    "full box": ('<rect x="10" y="10" width="27" height="18"/>'
+                 '<text x="23.5" y="23" font-size="11" text-anchor="middle">1025</text>', 400, None, "fills its box"),
+    "condensed": ('<rect x="10" y="10" width="27" height="18"/><text x="23.5" y="23" font-size="11" '
+                  'text-anchor="middle" textLength="22" lengthAdjust="spacingAndGlyphs">1025</text>', 400, None, None),
+}
+
+# pages: (the tag that embeds a 1000 px picture with a 9 px text in a 20 px cell, the words the
+# problem must contain; None: no problem)
+PAGE_TESTS = {
+    "page at 1024": ('<object data="p.svg" width="100%"></object>', "at 1024 px"),
+    "page too wide": ('<object data="p.svg" width="1100"></object>', "wider than the text column"),
+    "page fixed": ('<object data="p.svg" width="1000"></object>', None),
+    "page min-width": ('<object data="p.svg" width="100%" style="min-width: 1000px"></object>', None),
 }
 
 
@@ -274,7 +406,23 @@ def self_test():
         if not ok:
             failed += 1
             print("FAIL: %s: expected %s, found %s" % (name, expected or "no problem", found or "none"))
-    print("%d of %d rules %s" % (len(SELF_TESTS) - failed, len(SELF_TESTS), "hold" if not failed else "hold: see above"))
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "p.svg"), "w") as f:
+            f.write('<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="100"><rect x="10" y="10" '
+                    'width="30" height="20"/><text x="25" y="24" font-size="11" text-anchor="middle">12</text></svg>')
+        for name, (tag, expected) in PAGE_TESTS.items():
+            page = os.path.join(tmp, "p.html")
+            with open(page, "w") as f:
+                f.write("<html><body><div class=\"image\">%s</div></body></html>" % tag)
+            found = page_problems(page)
+            ok = not found if expected is None else any(expected in line for line in found)
+            if not ok:
+                failed += 1
+                print("FAIL: %s: expected %s, found %s" % (name, expected or "no problem", found or "none"))
+    total = len(SELF_TESTS) + len(PAGE_TESTS)
+    print("%d of %d rules %s" % (total - failed, total, "hold" if not failed else "hold: see above"))
     return 1 if failed else 0
 
 
@@ -287,10 +435,16 @@ def main(argv):
     if args[:1] == ["--shown-at"]:
         shown_at = float(args[1])
         args = args[2:]
+    pages = args[:1] == ["--page"]
+    if pages:
+        args = args[1:]
     if not args:
-        print("usage: trace_geometry.py [--shown-at PX] FILE.svg...")
+        print("usage: trace_geometry.py [--shown-at PX] FILE.svg... | --page PAGE.html...")
         return 2
     for path in args:
+        if pages:
+            bad += page_problems(path)
+            continue
         with open(path) as f:
             bad += problems(f.read(), path, shown_at)
     for line in bad:

@@ -707,6 +707,8 @@ DOC_WIDTH = 1000   # doxygen's text column beside its tree view is 1004 px wide 
 COL0 = 70          # column 0's left edge: row labels to its left
 PITCH = 28         # one column: a bank (memory), a lane (registers) or a 32-byte sector (loads)
 BOX = 27           # a cell's width (4 characters at 11 px: 26.4 px)
+FIT = BOX - 5      # the most a value takes in its cell: 4 characters are condensed to it, 3 fit as they are
+BAR = 12           # a bar's height (a lane at work or idle): 8 and 10 px bars did not read
 ROW = 18           # a cell's height
 RIGHT = COL0 + 32 * PITCH   # the margin right of the columns holds the arrows between rows of words
 TEXT_W = DOC_WIDTH - COL0 - 8
@@ -797,8 +799,12 @@ class Canvas:
     def __init__(self):
         self.parts = []
 
-    def text(self, x, y, s, size=11, fill=C_TEXT, anchor="start", weight=None, cls=None):
+    def text(self, x, y, s, size=11, fill=C_TEXT, anchor="start", weight=None, cls=None, fit=None):
+        """fit: the most px the text may take; a longer one (a 4-digit value in a cell) is drawn
+        that wide, its glyphs condensed (textLength), so that it keeps clear of its box's edges."""
         attrs = ' x="%.1f" y="%.1f" font-size="%d" fill="%s"' % (x, y, size, fill)
+        if fit is not None and text_width(s, size) > fit:
+            attrs += ' textLength="%.1f" lengthAdjust="spacingAndGlyphs"' % fit
         if anchor != "start":
             attrs += ' text-anchor="%s"' % anchor
         if weight:
@@ -1438,7 +1444,7 @@ class BlockDrawing:
                 self.c.rect(col_x(b), self.y, BOX, ROW, fill, stroke, sw, cls=cls)
                 value = numbers.cell(ph.mem.get(w))
                 if value:
-                    self.c.text(col_x(b) + BOX / 2.0, self.y + 13, value, 11, C_TEXT, anchor="middle")
+                    self.c.text(col_x(b) + BOX / 2.0, self.y + 13, value, 11, C_TEXT, anchor="middle", fit=FIT)
             self.y += ROW
             prev = r
         # arrows
@@ -1492,7 +1498,7 @@ class BlockDrawing:
         if nwarps <= 2:
             for w in range(nwarps):
                 self.y += 4
-                self.label(self.y + 9, "warp %d" % w)
+                self.label(self.y + 10, "warp %d" % w)
                 for lane in range(min(32, self.threads - 32 * w)):
                     t = 32 * w + lane
                     on = t in active
@@ -1502,8 +1508,8 @@ class BlockDrawing:
                     if states and t in states:
                         fill = "#f0a030" if states[t][0] == "barrier" else "#c8c8c8"
                         stroke, dash = ("#700", "3 2") if states[t][0] == "exited" else (fill, None)
-                    self.c.rect(col_x(lane), self.y, BOX, 9, fill, stroke, 1, dash, cls="lane on" if on else "lane off")
-                self.y += 9
+                    self.c.rect(col_x(lane), self.y, BOX, BAR, fill, stroke, 1, dash, cls="lane on" if on else "lane off")
+                self.y += BAR
         else:
             per_row = 8
             for r0 in range(0, nwarps, per_row):
@@ -1599,9 +1605,11 @@ class BlockDrawing:
                 self.c.rect(col_x(l), self.y, BOX, cell_h, C_REG if use else C_PALE, C_REG_EDGE if use else "#e0d6bf", 1,
                             cls="register")
                 if vals and use:
-                    self.c.text(col_x(l) + BOX / 2.0, self.y + 13, self.numbers.cell(vals[0]), 11, C_TEXT, anchor="middle")
+                    self.c.text(col_x(l) + BOX / 2.0, self.y + 13, self.numbers.cell(vals[0]), 11, C_TEXT, anchor="middle",
+                                fit=FIT)
                     if channels > 1 and len(vals) > 1:
-                        self.c.text(col_x(l) + BOX / 2.0, self.y + 26, short(i32(vals[1])), 11, C_NOTE, anchor="middle")
+                        self.c.text(col_x(l) + BOX / 2.0, self.y + 26, short(i32(vals[1])), 11, C_NOTE, anchor="middle",
+                                    fit=FIT)
             self.y += cell_h
         if repeats:
             self.para(repeats, 11, C_NOTE)
@@ -1870,13 +1878,58 @@ class BlockDrawing:
         if not c:
             return None
         parts = ["%d block barriers" % c["block_barriers"], "%d warp meetings" % c["warp_meetings"],
-                 "%d shared-memory requests, %d bank conflicts" % (c["shared_requests"], c["shared_bank_conflicts"]),
+                 "%d shared-memory requests, %s" % (c["shared_requests"], conflicts_text(self.trace, c, True)),
                  "%d divergent requests" % c["divergent_shared_requests"],
                  "%d global loads of %g bytes on average, in %d requests moving %d sectors (%d needed)" % (
                      c["global_loads"], c["global_load_bytes"] / float(c["global_loads"] or 1),
                      c["global_load_requests"], c["global_load_sectors"], c["global_load_sectors_needed"])]
         return "Counted by the emulator in pass 1 (all %d block%s of the first launch): %s." % (
             c["blocks"], "" if c["blocks"] == 1 else "s", "; ".join(parts))
+
+
+def conflict_counts(trace, launch_index=0):
+    """(as the emulator counts them, as a GPU serves them, every block traced): the bank conflicts
+    of a launch's shared-memory requests. The emulator counts, for each request, the most words
+    one bank is asked for by the whole warp, less one (docs/emulator.md, "Wider accesses"); a GPU
+    serves 8-byte accesses a half-warp and 16-byte ones a quarter-warp at a time, and a conflict
+    is two words of one bank in one pass (what shared_requests draws)."""
+    launch = trace["launches"][launch_index]
+    emulator = gpu = 0
+    for b in range(len(launch["blocks"])):
+        for ph in block_phases(trace, launch_index, b):
+            requests, widths = {}, {}
+            for t, accs in ph.shared.items():
+                for k, (word, count, _op, _v, _l) in enumerate(accs):
+                    requests.setdefault((t // 32, k), {}).setdefault(t % 32, []).extend(range(word, word + count))
+                    widths[(t // 32, k)] = max(widths.get((t // 32, k), 1), count)
+            for key, lanes in requests.items():
+                def ways(words):
+                    banks = {}
+                    for w in words:
+                        banks.setdefault(w % 32, set()).add(w)
+                    return max(len(v) for v in banks.values())
+                emulator += ways([w for ws in lanes.values() for w in ws]) - 1
+                group = 32 // min(4, max(1, widths[key]))
+                passes = {}
+                for lane, words in lanes.items():
+                    passes.setdefault(lane // group, []).extend(words)
+                gpu += sum(ways(words) - 1 for words in passes.values())
+    return emulator, gpu, len(launch["blocks"]) == launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+
+
+def conflicts_text(trace, counters, long):
+    """The counters' bank conflicts, and where a GPU would have fewer (8- and 16-byte accesses,
+    which the emulator counts word by word), how many a GPU has: stage 15's picture said 'no bank
+    conflict' in every step above a count of 12."""
+    n = counters["shared_bank_conflicts"]
+    emulator, gpu, whole = conflict_counts(trace)
+    if not whole or emulator != n or gpu == n:
+        return "%d bank conflict%s" % (n, "" if n == 1 else "s")
+    if long:
+        return ("%d bank conflicts as the emulator counts them, %d on a GPU (the emulator counts every word one bank "
+                "is asked for by a warp's 8- or 16-byte accesses; a GPU serves those a half or a quarter of a warp "
+                "at a time, each part without a conflict)" % (n, gpu))
+    return "%d bank conflicts (the emulator's count; %d on a GPU)" % (n, gpu)
 
 
 def shared_signature(ph):
@@ -1968,7 +2021,7 @@ def legend(d):
              ("lane", C_ON, C_ON, "lane at work"), ("lane", C_OFF, C_OFF, "idle lane"),
              ("rect", C_REG, C_REG_EDGE, "register"), ("rect", C_PALE, "#e0d6bf", "unused")]
     for kind, fill, stroke, text in items:
-        h = 12 if kind == "rect" else 8
+        h = 12
         d.c.rect(x, d.y + (12 - h) / 2.0, 16, h, fill, stroke, 2 if stroke in (C_LD, C_CONFLICT) else 1)
         x += 20
         d.c.text(x, d.y + 10, text, 11, C_NOTE)
@@ -2057,23 +2110,55 @@ def summary_rows(doc):
         warps = sorted(set(t // 32 for ph in shuffles for t in ph.shfl))
         mine = [ph for ph in shuffles if any(t < 32 for t in ph.shfl)]
         deltas = [next(v for t, v in sorted(ph.shfl.items()) if t < 32)[4] for ph in mine]
-        ladders = 1 + sum(1 for a, b in zip(deltas, deltas[1:]) if b >= a)
+        ladders = 1 + sum(1 for a, b in zip(deltas, deltas[1:]) if b > a)   # an argmin shuffles twice a rung
         rows.append(("shuffles", "Shuffles (%s): warp 0 shuffles %d times, %s; warp%s %s shuffle" % (
             "/".join(kinds), len(mine), "in %d ladders of %s" % (ladders, ", ".join(str(x) for x in deltas[:5]))
             if ladders > 1 else "lane distances %s" % ", ".join(str(x) for x in deltas),
             "" if len(warps) == 1 else "s", number_list(warps)), None))
     else:
         rows.append(("shuffles", "No shuffle: every step goes through shared memory", None))
+    meeting = blocks_row(trace)
+    if meeting:
+        rows.append(("blocks", meeting, None))
     counted = d.counters_text()
     c = run.get("counters")
     if c:
-        rows.append(("counters", "Counted: %d barriers, %d warp meetings, %d shared requests, %d bank conflicts, "
+        rows.append(("counters", "Counted: %d barriers, %d warp meetings, %d shared requests, %s, "
                                  "%d divergent requests, %d global loads, %d sectors" % (
                                      c["block_barriers"], c["warp_meetings"], c["shared_requests"],
-                                     c["shared_bank_conflicts"], c["divergent_shared_requests"], c["global_loads"],
+                                     conflicts_text(trace, c, False), c["divergent_shared_requests"], c["global_loads"],
                                      c["global_load_sectors"]), None))
     del counted
     return rows, d.threads
+
+
+def blocks_row(trace):
+    """How the blocks meet, in words: each launch's blocks and what they leave in global memory
+    (stores, atomics) and in __device__ variables; None for one launch of one block."""
+    launches = trace["launches"]
+    if len(launches) == 1 and launches[0]["grid"][0] * launches[0]["grid"][1] == 1:
+        return None
+    arrays = trace["arrays"]
+    parts = []
+    for li, launch in enumerate(launches):
+        made = {}
+        for b in launch["blocks"]:
+            for ev in b["events"]:
+                if ev[2] not in ("st", "atom") or not 0 <= ev[3] < len(arrays):
+                    continue
+                a = arrays[ev[3]]
+                if a["space"] == "shared":
+                    continue
+                key = ("atomic%s on %s" if ev[2] == "atom" else "store%s to %s", a["name"])
+                made[key] = made.get(key, 0) + 1
+        blocks = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+        traced = len(launch["blocks"])
+        what = ", ".join("%d %s" % (n, form % ("" if n == 1 else "s", name))
+                         for (form, name), n in sorted(made.items(), key=lambda kv: (-kv[1], kv[0])))
+        parts.append("launch %d, %d block%s: %s%s" % (
+            li + 1, blocks, "" if blocks == 1 else "s", what or "nothing stored",
+            "" if traced == blocks else " (by the %d traced)" % traced))
+    return "Between the blocks: %s" % "; ".join(parts)
 
 
 def draw_beside(d, before, doc):
@@ -2083,14 +2168,15 @@ def draw_beside(d, before, doc):
     half = (DOC_WIDTH - 24) // 2
     xs = (8, 8 + half + 8)
     d.y += 26
-    d.c.text(xs[0], d.y, "Stage %d (the previous stage)" % before["stage"], 12, "#000", weight="bold")
+    d.c.text(xs[0], d.y, "Stage %d (%s)" % (before["stage"], "the previous stage" if before["stage"] == doc["stage"] - 1
+                                            else "the stage this one changes"), 12, "#000", weight="bold")
     d.c.text(xs[1], d.y, "Stage %d (this page)" % doc["stage"], 12, "#000", weight="bold")
     d.c.line(xs[1] - 8, d.y - 12, xs[1] - 8, d.y + 4, "#c0c6d0", 1)
     keys = []
     for k, _t, _a in left + right:
         if k not in keys:
             keys.append(k)
-    order = {"loads": 0, "shuffles": 2, "counters": 3}
+    order = {"loads": 0, "shuffles": 2, "blocks": 3, "counters": 4}
     keys.sort(key=lambda k: (order.get(k, 1), int(k.split()[1]) if k.startswith("shared") else 0))
     lmap = dict((k, (t, a)) for k, t, a in left)
     rmap = dict((k, (t, a)) for k, t, a in right)
@@ -2116,20 +2202,21 @@ def draw_beside(d, before, doc):
 
 
 def mini_lanes(c, x, y, active, threads):
-    """The lanes of every warp as small boxes (no numbers), at most 2 warps a line."""
+    """The lanes of every warp as boxes (no numbers) BAR px tall and 6 px wide, 2 warps a line
+    (4 a line were 2.5 px wide, and 9 px tall bars did not read)."""
     nwarps = (threads + 31) // 32
-    per_line = 2 if nwarps <= 2 else 4
-    lane_w = 7 if per_line == 2 else 3.5
+    per_line = 2
+    lane_w = 7
     warp_w = 32 * lane_w + 8
     for w in range(nwarps):
         if w % per_line == 0 and w:
-            y += 12
+            y += BAR + 3
         x0 = x + (w % per_line) * warp_w
         for lane in range(min(32, threads - 32 * w)):
             t = 32 * w + lane
             fill = C_ON if t in active else C_OFF
-            c.rect(x0 + lane * lane_w, y, lane_w - 1, 9, fill, fill, 0, cls="lane")
-    return y + 9
+            c.rect(x0 + lane * lane_w, y, lane_w - 1, BAR, fill, fill, 0, cls="lane")
+    return y + BAR
 
 
 def static_svg(doc, impl=None, threads=None, launch=0, block=None, no_source=False, beside=None, caption=None):

@@ -2113,22 +2113,27 @@ def course_example():
 #          block (stage 4: two loads a thread); all ones, so a number counts the inputs it sums;
 #   5, 6   256 threads, one block: stage 5's loop runs while s > 32, so a block of 64 would show
 #          none of its steps; at 256, two (s = 128, 64) before the warp's shuffles;
-#   7-12   64 threads, n = 2045: the launcher's two blocks (16 values a thread), each thread four
+#   7-9,12 64 threads, n = 2045: the launcher's two blocks (16 values a thread), each thread four
 #          16-byte loads in flight, block 0's thread 0 the one int past the last whole int4, and
 #          the blocks' meeting (stages 8 and 12 in one pass, the others in a second launch);
-#          random values for the float sum, the minimum, maximum and argmin (ties in [-8, 8]);
+#          random values for the float sum and argmin (ties in [-8, 8]);
+#   10, 11 64 threads, n = 83 random ints, one block: threads 0-19 load an int4 each and threads
+#          0-2 the 3 ints past them (the minimum or maximum at the tail), lanes 20-31 and warp 1
+#          read nothing and hand the tree the identity (MAX, MIN): what these stages change;
 #   13, 14 64 matrices, one block: one matrix a thread, so warp 0's 9 loads are the ones that
 #          touch the sectors; 15: 67 matrices, one group of 32 a warp and 3 left for block 0.
 PICTURE_LAUNCH = {1: (64, 64, "ones"), 2: (64, 64, "ones"), 3: (64, 64, "ones"), 4: (64, 128, "ones"),
                   5: (256, 512, "ones"), 6: (256, 512, "ones"), 7: (64, 2045, "ones"), 8: (64, 2045, "ones"),
-                  9: (64, 2045, "random"), 10: (64, 2045, "random"), 11: (64, 2045, "random"),
+                  9: (64, 2045, "random"), 10: (64, 83, "random"), 11: (64, 83, "random"),
                   12: (64, 2045, "random"), 13: (64, 64, "random"), 14: (64, 64, "random"),
                   15: (64, 67, "random")}
 # A stage that replaces one idea of the stage before with another is drawn beside it (the
 # previous stage's block at the same launch, row by row): 1 -> 2 the thread for each add, 2 -> 3
-# the words, 3 -> 4 the first add in the load, 4 -> 5 the last warp's steps, 5 -> 6 the loop, 13
-# -> 14 -> 15 the matrices' layout and loads.
-PICTURE_BESIDE = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 14: 13, 15: 14}
+# the words, 3 -> 4 the first add in the load, 4 -> 5 the last warp's steps, 5 -> 6 the loop,
+# 6 -> 7 many loads a thread for one each, 7 -> 8 the blocks' atomics for a second launch, 10 ->
+# 12 a value with its index for a value (stage 12's page starts from stage 10's minimum), 13 ->
+# 14 -> 15 the matrices' layout and loads.
+PICTURE_BESIDE = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 12: 10, 14: 13, 15: 14}
 
 
 def picture_launch(stage):
