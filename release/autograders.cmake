@@ -11,15 +11,36 @@ if(NOT TARGET student-release OR NOT KIT_STUDENT_EDITION_DIR)
 endif()
 
 set(KIT_AUTOGRADER_ZIP "${CMAKE_BINARY_DIR}/student/autograder.zip")
+# Gradescope's machines have no GPU: its grade of a stage is the CPU emulator's, correctness and
+# races, 8 of 10 by default (keep). scale: those scaled to each stage's full marks, in the zip's
+# copy of the edition only; the student edition keeps its grading.conf (and says so).
+set(KIT_GRADESCOPE_FULL_MARKS "" CACHE STRING
+    "What a stage graded on Gradescope's CPU emulator is worth: keep (8 of 10 by default) or scale (10 of 10); empty: as grading.conf says")
+set_property(CACHE KIT_GRADESCOPE_FULL_MARKS PROPERTY STRINGS "" keep scale)
+if(NOT KIT_GRADESCOPE_FULL_MARKS MATCHES "^(|keep|scale)$")
+  message(FATAL_ERROR "KIT_GRADESCOPE_FULL_MARKS is keep, scale or empty, not '${KIT_GRADESCOPE_FULL_MARKS}'")
+endif()
 add_custom_target(gradescope
                   COMMAND "${CMAKE_COMMAND}" "-DEDITION=${KIT_STUDENT_EDITION_DIR}"
                           "-DSCRIPTS=${CMAKE_CURRENT_LIST_DIR}/gradescope" "-DZIP=${KIT_AUTOGRADER_ZIP}"
+                          "-DFULL_MARKS=${KIT_GRADESCOPE_FULL_MARKS}"
                           -P "${CMAKE_CURRENT_LIST_DIR}/gradescope/make_zip.cmake"
                   COMMENT "Writing Gradescope's autograder.zip from ${KIT_STUDENT_EDITION_DIR}"
                   VERBATIM)
 add_dependencies(gradescope student-release)
 
 # ---------------------------------------------------------------- tests
+# Each edition says what it is graded on: the zip made with KIT_GRADESCOPE_FULL_MARKS=scale has a
+# scaled grading.conf, kit.json and README, and the student edition it was made from (and its
+# tarball) still say keep; stand-in references, no build: about a second.
+if(BUILD_TESTING)
+  add_test(NAME gradescope_zip_scaled_to_full_marks_leaves_the_student_edition_saying_8_of_10
+           COMMAND "${CMAKE_COMMAND}" "-DKIT=${CMAKE_SOURCE_DIR}" "-DWORK=${CMAKE_BINARY_DIR}/autograder-test/full-marks"
+                   -P "${CMAKE_CURRENT_LIST_DIR}/tests/gradescope_zip_full_marks.cmake")
+  set_tests_properties(gradescope_zip_scaled_to_full_marks_leaves_the_student_edition_saying_8_of_10
+                       PROPERTIES LABELS "host;release")
+endif()
+
 # run_autograder's fallback when grading raises, on a stand-in 15-stage edition (no build, no
 # grading: about a second): every released stage's parts at 0, with kit.json's names and points.
 if(BUILD_TESTING)

@@ -196,6 +196,9 @@ endif()
 file(COPY "${DOCS}/" DESTINATION "${DEST}/docs/html")
 if(EXISTS "${SOURCE}/release/README.student.md")
   file(COPY_FILE "${SOURCE}/release/README.student.md" "${DEST}/README.md")
+  # It says what a stage graded on the CPU emulator is worth here, as the edition's kit.json does.
+  include("${CMAKE_CURRENT_LIST_DIR}/edition_words.cmake")
+  kit_edition_say_full_marks("${DEST}")
 else()
   message(FATAL_ERROR "make_release.cmake: release/README.student.md is missing")
 endif()
@@ -214,4 +217,5 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -E tar czf "${name}.tar.gz" "${name}"
 if(tar_failed)
   message(FATAL_ERROR "make_release.cmake: could not write ${parent}/${name}.tar.gz")
 endif()
-message(STATUS "Student edition (stages ${stages_text}; closed before it: ${closed_text}; reference stages of CUDA ${gpu_versions_words}): ${DEST} and ${parent}/${name}.tar.gz")
+kit_edition_words(edition_words STAGES ${stages} CLOSED ${closed}) # "stages 4, 5, over closed stage 3"
+message(STATUS "Student edition (${edition_words}; reference stages of CUDA ${gpu_versions_words}): ${DEST} and ${parent}/${name}.tar.gz")

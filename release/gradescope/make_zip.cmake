@@ -1,9 +1,14 @@
 # Writes Gradescope's autograder.zip (run by the target gradescope, release/autograders.cmake):
 #   cmake -DEDITION=<student edition folder> -DSCRIPTS=<release/gradescope> -DZIP=<.../autograder.zip>
-#         -P make_zip.cmake
+#         [-DFULL_MARKS=keep|scale] -P make_zip.cmake
 # At the zip's root, as Gradescope's autograder specification asks: setup.sh and run_autograder
 # (executable), README.md (for the instructor), and the edition as reduction-lab-kit/.
 # Gradescope unpacks it in /autograder/source.
+# FULL_MARKS (the cache variable KIT_GRADESCOPE_FULL_MARKS): what a stage graded on the CPU emulator
+# is worth on Gradescope, whose machines have no GPU: keep (correctness and races, 8 of 10 by
+# default) or scale (those scaled to the stage's full marks); empty: as the edition's grading.conf
+# says. It is set in the zip's copy of the edition only (its grading.conf, kit.json and README):
+# the student edition and its tarball, handed out already, keep saying what they are graded on.
 cmake_minimum_required(VERSION 3.24)
 foreach(var EDITION SCRIPTS ZIP)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -35,6 +40,39 @@ file(COPY_FILE "${SCRIPTS}/README.md" "${stage}/README.md")
 # The edition, without a build folder a test may have left in it.
 file(COPY "${EDITION}" DESTINATION "${stage}" USE_SOURCE_PERMISSIONS
      PATTERN "build" EXCLUDE PATTERN "build-*" EXCLUDE)
+if(FULL_MARKS)
+  if(NOT FULL_MARKS MATCHES "^(keep|scale)$")
+    message(FATAL_ERROR "make_zip.cmake: FULL_MARKS (KIT_GRADESCOPE_FULL_MARKS) is keep or scale, not '${FULL_MARKS}'")
+  endif()
+  set(copy "${stage}/reduction-lab-kit")
+  set(conf "${copy}/tests/grader/grading.conf")
+  file(READ "${conf}" text)
+  string(REGEX REPLACE "(^|\n)[ \t]*emulated\\.full_marks[ \t]*=[^\n]*" "\\1emulated.full_marks = ${FULL_MARKS}"
+         text "${text}")
+  if(NOT text MATCHES "(^|\n)emulated\\.full_marks = ${FULL_MARKS}")
+    string(APPEND text "\n# Set by the gradescope target (KIT_GRADESCOPE_FULL_MARKS)\nemulated.full_marks = ${FULL_MARKS}\n")
+  endif()
+  file(WRITE "${conf}" "${text}")
+  # Its kit.json from its grading.conf, as make_release.cmake wrote the edition's (the same stages)
+  file(READ "${copy}/kit.json" kit)
+  foreach(field released closed batch)
+    set(${field} "")
+    string(JSON count LENGTH "${kit}" ${field})
+    if(count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(i RANGE ${last})
+        string(JSON k GET "${kit}" ${field} ${i})
+        list(APPEND ${field} ${k})
+      endforeach()
+    endif()
+  endforeach()
+  string(JSON reference_cuda GET "${kit}" reference_cuda)
+  include("${copy}/common/kit_description.cmake")
+  kit_description_write(OUTPUT "${copy}/kit.json" SOURCE "${copy}" GRADING_CONFIG "${conf}" EDITION student
+                        RELEASED ${released} CLOSED ${closed} BATCH ${batch} REFERENCE_CUDA "${reference_cuda}")
+  include("${CMAKE_CURRENT_LIST_DIR}/../edition_words.cmake")
+  kit_edition_say_full_marks("${copy}")
+endif()
 
 file(REMOVE "${ZIP}")
 execute_process(COMMAND "${CMAKE_COMMAND}" -E tar cf "${ZIP}" --format=zip setup.sh run_autograder README.md
