@@ -18,9 +18,10 @@ size times PX / width (and a box 12 px tall as shown).
 
 --page PAGE.html: each SVG picture the page embeds (<object data=...> or <img src=...>), as
 the page shows it in a window 1024 and 1280 px wide: a width in px is that width in both; a
-width in % is that share of doxygen's text column, the window less 276 px (its tree view and
-margins, as Chromium lays out the docs' pages: 748 px at 1024, 1004 px at 1280); no width, the
-picture's own. Every rule above holds at both, and the picture fits the column at 1280 px.
+width in % is that share of doxygen's text column, the window less 291 px (its tree view, the
+margins and a scroll bar of 15 px, as Chromium lays out the docs' pages: 733 px at 1024, 989 px
+at 1280; 748 and 1004 where scroll bars take no room); no width, the picture's own. Every rule
+above holds at both, and the picture fits the column at 1280 px.
 
 Usage: trace_geometry.py [--shown-at PX] FILE.svg...   (exit 1 and one line per problem when any)
        trace_geometry.py --page PAGE.html...
@@ -37,7 +38,7 @@ MIN_BOX = 12       # a box's or a bar's height as shown
 TEXT_MARGIN = 2    # what a text in a box keeps clear of its left and right edges
 PAGE_WIDTH = 1280
 WINDOWS = (1024, 1280)   # the windows the docs' pages are read in
-COLUMN_MARGIN = 276      # doxygen's tree view and the contents' margins: the text column is the window less this
+COLUMN_MARGIN = 291      # doxygen's tree view, the contents' margins and a 15 px scroll bar: the column is the window less this
 
 
 def _num(value, default=0.0):
@@ -387,13 +388,14 @@ SELF_TESTS = {
                   'text-anchor="middle" textLength="22" lengthAdjust="spacingAndGlyphs">1025</text>', 400, None, None),
 }
 
-# pages: (the tag that embeds a 1000 px picture with a 9 px text in a 20 px cell, the words the
+# pages: (the tag that embeds a 980 px picture with an 11 px text in a 30 px cell, the words the
 # problem must contain; None: no problem)
 PAGE_TESTS = {
     "page at 1024": ('<object data="p.svg" width="100%"></object>', "at 1024 px"),
-    "page too wide": ('<object data="p.svg" width="1100"></object>', "wider than the text column"),
-    "page fixed": ('<object data="p.svg" width="1000"></object>', None),
-    "page min-width": ('<object data="p.svg" width="100%" style="min-width: 1000px"></object>', None),
+    "page too wide": ('<object data="p.svg" width="1000"></object>', "wider than the text column"),
+    "page fixed": ('<object data="p.svg" width="980"></object>', None),
+    "page own size": ('<object data="p.svg"></object>', None),
+    "page min-width": ('<object data="p.svg" width="100%" style="min-width: 980px"></object>', None),
 }
 
 
@@ -410,7 +412,7 @@ def self_test():
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "p.svg"), "w") as f:
-            f.write('<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="100"><rect x="10" y="10" '
+            f.write('<svg xmlns="http://www.w3.org/2000/svg" width="980" height="100"><rect x="10" y="10" '
                     'width="30" height="20"/><text x="25" y="24" font-size="11" text-anchor="middle">12</text></svg>')
         for name, (tag, expected) in PAGE_TESTS.items():
             page = os.path.join(tmp, "p.html")

@@ -699,11 +699,12 @@ def page(doc):
 # student edition's pages must not show an open stage's answer (--no-source also leaves out
 # the source text of the lines a fault names).
 #
-# Geometry (tools/trace_geometry.py checks it): DOC_WIDTH px wide, as wide as the docs' text
-# column in a 1280 px window, every text 11 px or more, in a monospace font (0.6 em a
-# character); a value fits its cell in 4 characters; arrows run in gaps kept free of text.
+# Geometry (tools/trace_geometry.py checks it): DOC_WIDTH px wide, no wider than the docs' text
+# column in a 1280 px window, which shows it at its own size, every text 11 px or more, in a
+# monospace font (0.6 em a character); a value fits its cell in 4 characters, 2 px clear of its
+# edges; arrows run in gaps kept free of text.
 
-DOC_WIDTH = 1000   # doxygen's text column beside its tree view is 1004 px wide at 1280 px
+DOC_WIDTH = 988    # doxygen's text column beside its tree view is 989 px at 1280 px with a scroll bar (1004 without)
 COL0 = 70          # column 0's left edge: row labels to its left
 PITCH = 28         # one column: a bank (memory), a lane (registers) or a 32-byte sector (loads)
 BOX = 27           # a cell's width (4 characters at 11 px: 26.4 px)
@@ -1483,7 +1484,7 @@ class BlockDrawing:
                 self.c.line(xb - 2, a, xb, a, C_ARROW, 1.5)
                 self.c.line(xb - 2, b, xb, b, C_ARROW, 1.5)
             ms, md = sum(ys) / 2.0, sum(yd) / 2.0
-            xo = RIGHT + 22
+            xo = RIGHT + 16
             self.c.line(xb, ms, xo, ms, C_ARROW, 1.5, cls="arrow")
             self.c.line(xo, ms, xo, md, C_ARROW, 1.5, cls="arrow")
             self.c.line(xo, md, xb + 7, md, C_ARROW, 1.5, cls="arrow")
