@@ -15,8 +15,8 @@ view, and stage 2 must show the problem and points of that description:
                  (no grade at all): "stage 2 (int max): correctness" worth 7, and its no-GPU note
   Classroom      release/github/grade.yml's edition step on the edition's kit.json: stage 2's
                  test name says its problem, its max-score the 9 points the emulator can award
-  class CSV      tests/class/grade_class.py's row for a student (from grade.json) and the stage's
-                 file; the class report (class_report.py, HTML and CSV): "Stage 2: int max",
+  class CSV      tests/class/grade_class.py's row for a student (from grade.json: its points, the
+                 maximum and what was reachable without a GPU) and the stage's file; the class report (class_report.py, HTML and CSV): "Stage 2: int max",
                  7 points for correctness
   docs           docs/tools/docs_assets.py's \\grading_stage2 (docs/stages/stage2.md shows it)
 and the old problem and points must be gone from stage 2's place in each. The terminal table
@@ -172,7 +172,7 @@ def views(args, modules, work, label, source):
     page = class_report.render_html([student], "Class", (), kit)
     summary = [r for r in csv.DictReader(io.StringIO(class_report.render_csv([student], (), kit)))
                if r["section"] == "stage-summary" and r["stage"] == "2"]
-    shown["class CSV"] = {"points": (rows[0]["stage2"], rows[0]["max_total"]),
+    shown["class CSV"] = {"points": (rows[0]["stage2"], rows[0]["max_total"], rows[0]["reachable_total"]),
                           "file": grade_class.read_stages(kit)[2]}
     # every heading of stage 2 (its points, its leaderboard) must name it as the description does
     shown["class report"] = {"headings": sorted(set(re.findall(r"<h3>(Stage 2[^<]*)</h3>", page))),
@@ -197,7 +197,8 @@ def expect(label, shown, problem, correctness, others):
         "JSON": {"points": (correctness, full, reachable)},
         "Classroom": {"name": "stage 2: strided index, no divergence, the %s (CPU emulator: correctness and races)"
                               % problem, "points": str(reachable), "problems": []},
-        "class CSV": {"points": (str(reachable), str(full + 20)),
+        # reachable_total as grade.json says it: stages 1 and 3 were not graded, so nothing made them less than 10
+        "class CSV": {"points": (str(reachable), str(full + 20), str(10 + reachable + 10)),
                       "file": "02_divergence_free/reduce_divergence_free.cu"},
         "class report": {"headings": ["Stage 2: %s" % problem],
                          "worth": ["%d points for correctness, 2 for speed, 2 for races and memory errors" % correctness],

@@ -708,7 +708,7 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
 
     /* The record the other views and the class tools come from: every part as it ran, the points. */
     f = open_memstream(&text, &size);
-    kit_report_record(f, g, 5, "Grade report for labs");
+    kit_report_record(f, g, 5, "Grade report for labs", NULL);
     fclose(f);
     ck_assert_msg(strstr(text, "\"graded_on\": \"NVIDIA H200\"") && strstr(text, "\"score\": 18,\n  \"max_score\": 50") &&
                       strstr(text, "{\"stage\": 3, \"problem\": \"int sum\", \"score\": 8, \"max_score\": 10, "
@@ -734,6 +734,19 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     fclose(f);
     ck_assert_msg(strstr(text, "Changed since the last grade:\n  stage 1: 0 -> 10 points (correctness FAIL -> pass") &&
                       !strstr(text, "stage 3:"),
+                  "%s", text);
+    free(text);
+    /* The record says the same, for the class tools (they never parse the lines above): the total
+     * then, and each changed stage's categories, with the message that explained them then. */
+    f = open_memstream(&text, &size);
+    kit_report_record(f, g, 5, "Grade report for labs", before);
+    fclose(f);
+    ck_assert_msg(strstr(text, "\"previous\": {\"score\": 8, \"max_score\": 50, \"reachable\": 50},\n  \"changes\": [\n"
+                               "    {\"stage\": 1, \"score_before\": 0, \"score\": 10, \"max_score\": 10, \"parts\": [\n"
+                               "      {\"part\": \"correctness\", \"cell_before\": \"FAIL\", \"cell\": \"pass\", "
+                               "\"status_before\": \"fail\", \"status\": \"pass\", \"score_before\": 0, \"score\": 6,\n"
+                               "       \"message_before\": \"wrong\"}") &&
+                      !strstr(text, "{\"stage\": 3, \"score_before\""),
                   "%s", text);
     free(text);
 
@@ -1023,6 +1036,25 @@ START_TEST(grade_report_program_prints_the_table_and_writes_json_and_csv)
     snprintf(command, sizeof command, "%s --results %s --stages 1,%d 2>/dev/null", KIT_GRADE_REPORT, dir,
              KIT_STAGE_COUNT + 1);
     ck_assert_int_ne(system(command), 0);
+    /* A regrade (check.cmake kept the last grading's result files in previous/): stage 2 wrote no
+     * result then and passes on the CPU emulator now. The report, the student's feedback and the
+     * record each say what changed. */
+    snprintf(command, sizeof command, "mkdir %s/previous && mv %s/stage2.* %s/previous/", dir, dir, dir);
+    ck_assert_int_eq(system(command), 0);
+    put(2, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the right answer on the CPU emulator");
+    put(2, KIT_PART_EMULATED_RACES, KIT_OUTCOME_PASS, "no race");
+    snprintf(command, sizeof command, "%s --results %s --config %s/tests/grader/grading.conf --stages 1,2 --previous "
+             "%s/previous --record %s/grade.json --feedback %s/feedback.txt > %s/out.txt", KIT_GRADE_REPORT, dir,
+             KIT_SOURCE_DIR, dir, dir, dir, dir);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "grep -q '^  stage 2: 0 -> 8 points (correctness FAIL -> pass (emulated)' %s/out.txt "
+             "&& grep -q '^  stage 2: 0 -> 8 points (correctness FAIL -> pass (emulated)' %s/feedback.txt && "
+             "grep -q '\"previous\": {\"score\": 0, \"max_score\": 20, \"reachable\": 20}' %s/grade.json && "
+             "grep -q '\"message_before\": \"stage 2 wrote no result: fill in the TODO\"' %s/grade.json",
+             dir, dir, dir, dir);
+    ck_assert_int_eq(system(command), 0);
+    snprintf(command, sizeof command, "rm -rf %s/previous %s/grade.json %s/feedback.txt", dir, dir, dir);
+    ck_assert_int_eq(system(command), 0);
     snprintf(command, sizeof command, "rm -f %s/results.json %s/row.csv %s/out.txt", dir, dir, dir);
     ck_assert_int_eq(system(command), 0);
     clean_dir();

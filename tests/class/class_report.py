@@ -28,13 +28,15 @@ GPU: the stages that passed correctness, by GB/s, with their share of the refere
 the CPU emulator, which times nothing, a line that says so), the most common failure messages of
 each stage, the speedups within the measurement's noise of the requirement, the pairs of similar
 files (with --similarity), the submissions that were not graded, the Slurm tasks that failed to
-run, and a row per student. Student names, messages and notes come
+run, what changed for the students graded again (the records' "previous" and "changes"), and a
+row per student, whose total says what was reachable where it was graded ("24 of 30 reachable on
+the emulator"). Student names, messages and notes come
 from submissions and are escaped wherever they are shown.
 
 The CSV is one long table: every row has every column, and `section` says which of them it fills
 (the others are empty). Columns, in order:
   section      summary | points | stage-summary | failure | near-threshold | not-graded | failed-to-run |
-               leaderboard | similar
+               leaderboard | similar | changed
   stage        the stage number (points, stage-summary, failure, near-threshold, leaderboard, similar)
   part         failure: the graded part the message is from: correctness, speedup, races (the CPU
                emulator's race check) or sanitizer (compute-sanitizer)
@@ -70,6 +72,13 @@ The CSV is one long table: every row has every column, and `section` says which 
                ARCHIVE/NAME), the share of the more-covered file's own code that matches the
                other (0-1), the matching tokens of each ("a;b") and the side-by-side page (its
                path from the report's folder)
+  reachable_points  stage-summary: the most a stage could reach where the class was graded (on the
+               CPU emulator speed is not measured: 8 of 10 by default; the grade records' "reachable")
+  points_before     changed: a regraded student's stage that changed since the last grade
+               (tests/class/grade_class.py keeps the earlier record in BUILD_ROOT/history/): student,
+               stage, points_before, points (now), max_points, notes (what changed: "sanitizer FAIL:
+               race (emulated) -> no race (emulated)") and message (the message that explained the
+               part then); a row with no stage: the outcome changed (notes "build failed -> graded")
 Cells that hold text from a submission and begin with = + - @ get a leading ' so that a spreadsheet
 shows them as text instead of running them as formulas.
 """
@@ -101,7 +110,8 @@ MESSAGE_SHOWN_CHARS = 320
 CSV_COLUMNS = ("section", "stage", "part", "outcome", "points", "max_points", "mean", "median", "students",
                "message", "examples", "student", "achieved", "required", "spread", "verdict", "notes",
                "task", "state", "reason", "problem", "correctness_points", "speedup_points", "sanitizer_points",
-               "rank", "gpu", "gbps", "percent_of_reference", "other", "similarity", "matched_tokens", "view")
+               "rank", "gpu", "gbps", "percent_of_reference", "other", "similarity", "matched_tokens", "view",
+               "reachable_points", "points_before")
 
 
 # --------------------------------------------------------------------------------- small helpers
@@ -145,6 +155,102 @@ def stage_worth(k, kit):
     p = s["points"]
     return ("%s points for correctness, %s for speed, %s for races and memory errors"
             % (number_text(p["correctness"]), number_text(p["speedup"]), number_text(p["sanitizer"])))
+
+
+def reachable_total(record, kit=None):
+    """The most the record's grade could reach where it was graded: the grade record's "reachable"
+    (grade.json, tests/grader/report.c: without a GPU speed is not measured, unless the grading
+    configuration scales the emulated grade, emulated.full_marks = scale), or for a record without
+    it, on the CPU emulator, the kit description's emulated_points; else its max_total."""
+    if record.get("reachable_total") is not None:
+        return float(record["reachable_total"])
+    stages = described_stages(kit)
+    graded = [int(k) for k in record.get("points") or {}]
+    if record.get("graded_on") == "emulator" and graded and all((stages.get(k) or {}).get("emulated_points") for k in graded):
+        return float(sum(stages[k]["emulated_points"]["total"] for k in graded))
+    return None if record.get("max_total") is None else float(record["max_total"])
+
+
+def reachable_points(record, stage, kit=None):
+    """reachable_total() for one stage (grade.json's stage "reachable", else kit.json's emulated_points)."""
+    value = (record.get("reachable") or {}).get(str(stage))
+    if value is not None:
+        return float(value)
+    s = described_stages(kit).get(int(stage))
+    if record.get("graded_on") == "emulator" and s and s.get("emulated_points"):
+        return float(s["emulated_points"]["total"])
+    value = (record.get("max_points") or {}).get(str(stage))
+    return None if value is None else float(value)
+
+
+def where_graded(record):
+    """ "on the emulator" or "here" (a GPU), for "24 of 30 reachable on the emulator"."""
+    on_emulator = record.get("graded_on") == "emulator" or (record.get("where") or {}).get("gpu") == "emulator"
+    return "on the emulator" if on_emulator else "here"
+
+
+# ------------------------------------------------------------------------------------ regrades
+def changes_of(record):
+    """What a regrade changed: [{stage, before, now, max, what, was}], stage None for the
+    outcome (a build that failed then and was graded now). From the record's "previous" (the
+    earlier record's summary; tests/class/grade_class.py keeps the whole earlier record in
+    BUILD_ROOT/history/STUDENT/) and "changes" (the grade record's, grade.json's: each stage and
+    points category that changed, as the kit's C report decided it, tests/grader/report.c
+    kit_report_changes; nothing here reads a report's text). Without "changes" (the earlier
+    grading left no result files) the points of each stage are compared. [] when the record is
+    no regrade or nothing changed."""
+    previous = record.get("previous")
+    if not isinstance(previous, dict):
+        return []
+    rows = []
+    if previous.get("outcome") != record.get("outcome"):
+        rows.append({"stage": None, "before": None, "now": None, "max": None,
+                     "what": "%s -> %s" % (previous.get("outcome") or "no outcome", record.get("outcome") or "no outcome"),
+                     "was": ""})
+    if isinstance(record.get("changes"), list):
+        for change in record["changes"]:
+            parts = change.get("parts") or []
+            what = "; ".join("%s %s -> %s" % (p["part"], p["cell_before"], p["cell"]) if p.get("cell_before") != p.get("cell")
+                             else "%s %s -> %s points" % (p["part"], number_text(p.get("score_before")),
+                                                          number_text(p.get("score")))
+                             for p in parts)
+            was = "; ".join(" ".join(str(p["message_before"]).split()) for p in parts
+                            if p.get("status_before") not in ("pass", None) and p.get("message_before"))
+            rows.append({"stage": int(change["stage"]), "before": change.get("score_before"), "now": change.get("score"),
+                         "max": change.get("max_score"), "what": what, "was": was})
+    elif previous.get("outcome") == "graded" and is_graded(record):
+        for k in sorted(set(record.get("points") or {}) | set(previous.get("points") or {}), key=int):
+            before, now = (previous.get("points") or {}).get(k), (record.get("points") or {}).get(k)
+            if before != now:
+                rows.append({"stage": int(k), "before": before, "now": now,
+                             "max": (record.get("max_points") or {}).get(k), "what": "", "was": ""})
+    return rows
+
+
+def change_line(change, was_chars=160):
+    """ "stage 8: 0 -> 8 points (sanitizer FAIL: race (emulated) -> no race (emulated); was: ...)" """
+    if change["stage"] is None:
+        return "outcome " + change["what"]
+    inside = [change["what"]] if change["what"] else []
+    if change["was"]:
+        was = change["was"]
+        inside.append("was: " + (was if len(was) <= was_chars else was[:was_chars - 3] + "..."))
+    return "stage %d: %s -> %s points%s" % (change["stage"], number_text(change["before"]) or "?",
+                                           number_text(change["now"]) or "?",
+                                           " (%s)" % "; ".join(inside) if inside else "")
+
+
+def change_note(record):
+    """The class CSV's note for a regrade: when the earlier grade finished and what changed since,
+    or that nothing did; "" for a first grade."""
+    previous = record.get("previous")
+    if not isinstance(previous, dict):
+        return ""
+    when = " (%s)" % previous["finished"] if previous.get("finished") else ""
+    changes = changes_of(record)
+    if not changes:
+        return "regraded: nothing changed since the last grade%s" % when
+    return "changed since the last grade%s: %s" % (when, ", ".join(change_line(c) for c in changes))
 
 
 def stages_of(records):
@@ -284,13 +390,15 @@ def points_distribution(records, stage):
     return dict(sorted(counts.items()))
 
 
-def stage_summary(records, stage):
+def stage_summary(records, stage, kit=None):
     values = [points_of(r, stage) for r in records if is_graded(r) and points_of(r, stage) is not None]
     maxima = [float((r.get("max_points") or {}).get(str(stage))) for r in records
               if is_graded(r) and (r.get("max_points") or {}).get(str(stage)) is not None]
+    reachable = [reachable_points(r, stage, kit) for r in records if is_graded(r) and points_of(r, stage) is not None]
+    reachable = [value for value in reachable if value is not None]
     return {"students": len(values), "mean": statistics.mean(values) if values else None,
             "median": statistics.median(values) if values else None,
-            "max_points": max(maxima) if maxima else None}
+            "max_points": max(maxima) if maxima else None, "reachable": max(reachable) if reachable else None}
 
 
 def counts_of(records, failed_to_run):
@@ -468,12 +576,12 @@ def render_csv(records, failed_to_run=(), kit=None, similarity=None, names=None,
         writer.writerow({"section": "summary", "outcome": outcome, "students": counts[outcome]})
     stages = stages_of(records)
     for k in stages:
-        summary = stage_summary(records, k)
+        summary = stage_summary(records, k, kit)
         for value, students in points_distribution(records, k).items():
             writer.writerow({"section": "points", "stage": k, "points": number_text(value),
                              "max_points": number_text(summary["max_points"]), "students": students})
         row = {"section": "stage-summary", "stage": k, "students": summary["students"],
-               "max_points": number_text(summary["max_points"]),
+               "max_points": number_text(summary["max_points"]), "reachable_points": number_text(summary["reachable"]),
                "mean": "" if summary["mean"] is None else "%.2f" % summary["mean"],
                "median": number_text(summary["median"])}
         described = described_stages(kit).get(k)
@@ -516,6 +624,13 @@ def render_csv(records, failed_to_run=(), kit=None, similarity=None, names=None,
                              "similarity": "%.2f" % pair["similarity"],
                              "matched_tokens": "%d;%d" % tuple(pair["matched"]),
                              "view": _spreadsheet_safe(similarity_view_link(pair, links_from))})
+    for record in sorted(records, key=lambda r: student_sort_key(r.get("student", ""))):
+        for change in changes_of(record):
+            writer.writerow({"section": "changed", "student": _spreadsheet_safe(record.get("student", "")),
+                             "stage": "" if change["stage"] is None else change["stage"],
+                             "outcome": record.get("outcome") or "", "points_before": number_text(change["before"]),
+                             "points": number_text(change["now"]), "max_points": number_text(change["max"]),
+                             "notes": _spreadsheet_safe(change["what"]), "message": _spreadsheet_safe(change["was"])})
     return out.getvalue()
 
 
@@ -729,7 +844,7 @@ def render_html(records, title, failed_to_run=(), kit=None, similarity=None, nam
         parts.append('<div class="stages">')
         for k in stages:
             distribution = points_distribution(records, k)
-            summary = stage_summary(records, k)
+            summary = stage_summary(records, k, kit)
             parts.append('<div class="stage"><h3>%s</h3>' % esc(stage_heading(k, kit)))
             if stage_worth(k, kit):
                 parts.append('<div class="stats">%s</div>' % esc(stage_worth(k, kit)))
@@ -743,9 +858,13 @@ def render_html(records, title, failed_to_run=(), kit=None, similarity=None, nam
                 parts.append('<div class="bar-row"><span class="v">%s</span><div><div class="bar %s" '
                              'style="width:%.1f%%"></div></div><span class="n">%d</span></div>'
                              % (esc(number_text(value)), kind, 100.0 * students / most, students))
-            parts.append('<div class="stats">%d student(s): mean %.2f, median %s of %s points</div></div>'
+            reachable = ""
+            if summary["reachable"] is not None and summary["max_points"] and summary["reachable"] < summary["max_points"]:
+                reachable = " (%s of %s reachable on the emulator: speed is graded on a GPU)" % (
+                    number_text(summary["reachable"]), number_text(summary["max_points"]))
+            parts.append('<div class="stats">%d student(s): mean %.2f, median %s of %s points%s</div></div>'
                          % (summary["students"], summary["mean"], esc(number_text(summary["median"])),
-                            esc(number_text(summary["max_points"]))))
+                            esc(number_text(summary["max_points"])), esc(reachable)))
         parts.append("</div>")
 
     parts += render_leaderboards(records, kit, names)
@@ -821,6 +940,30 @@ def render_html(records, title, failed_to_run=(), kit=None, similarity=None, nam
                             esc(failed.get("reason", ""))))
         parts.append("</table>")
 
+    # ---- regrades
+    changed = [(record, change) for record in sorted(records, key=lambda r: student_sort_key(r.get("student", "")))
+               for change in changes_of(record)]
+    regraded = [record for record in records if isinstance(record.get("previous"), dict)]
+    if regraded:
+        parts.append("<h2>Changed since the last grade</h2>")
+        parts.append('<p class="note">%d student(s) graded again (a changed submission, kit or options, or --fresh); '
+                     "each earlier record is kept in the build folder's history/STUDENT/. What changed, as the kit's "
+                     "grade record says it:</p>" % len(regraded))
+        if not changed:
+            parts.append('<p class="empty">Nothing changed in their grades.</p>')
+        else:
+            parts.append('<table><tr><th>student</th><th class="num">stage</th><th class="num">points</th>'
+                         "<th>what changed</th><th>was</th></tr>")
+            for record, change in changed:
+                points = ("%s &rarr; %s" % (esc(number_text(change["before"])), esc(number_text(change["now"])))
+                          if change["stage"] is not None else "")
+                parts.append('<tr><td>%s</td><td class="num">%s</td><td class="num">%s</td><td>%s</td>'
+                             '<td class="notes">%s</td></tr>'
+                             % (esc(record.get("student", "")), "" if change["stage"] is None else change["stage"],
+                                points, esc(change["what"] if change["stage"] is not None else "outcome " + change["what"]),
+                                esc(change["was"])))
+            parts.append("</table>")
+
     # ---- students
     parts.append("<h2>Students</h2>")
     if not records:
@@ -837,6 +980,10 @@ def render_html(records, title, failed_to_run=(), kit=None, similarity=None, nam
                 cells.append('<td class="num %s">%s</td>' % (_points_class(value, maximum), esc(number_text(value))))
             total = ("%s / %s" % (number_text(record.get("total")), number_text(record.get("max_total")))
                      if record.get("total") is not None else "")
+            reachable = reachable_total(record, kit) if record.get("total") is not None else None
+            if reachable is not None and record.get("max_total") is not None and reachable < float(record["max_total"]):
+                total += " (%s of %s reachable %s)" % (number_text(reachable), number_text(record["max_total"]),
+                                                      where_graded(record))
             outcome = record.get("outcome") or "no outcome"
             parts.append('<tr><td>%s</td>%s<td class="num">%s</td><td><span class="tag %s">%s</span></td>'
                          '<td class="notes">%s</td></tr>'

@@ -447,6 +447,121 @@ class ClassReportTest(unittest.TestCase):
         row = csv_rows(table, "not-graded")[0]
         self.assertEqual((row["student"], row["notes"]), ("'=HYPERLINK(\"x\")", "'@SUM(A1)"))
 
+    # ------------------------------------------------------------------------------ regrades
+    def test_a_regrade_says_what_changed_per_student_and_stage_from_the_records(self):
+        # bob's stage 8 raced last time and is clean now, as grade.json's "changes" says it
+        # (tests/grader/report.c); carol's build failed last time; dave was graded again and nothing
+        # changed; alice is graded for the first time.
+        bob = record("bob", {7: 10, 8: 8}, gpu="emulator")
+        bob["previous"] = {"finished": "2026-11-20T10:00:00Z", "outcome": "graded", "total": 10.0, "max_total": 20.0,
+                           "points": {"7": 10.0, "8": 0.0}, "kept": "history/bob/20261120T100000Z.json"}
+        bob["changes"] = [{"stage": 8, "score_before": 0, "score": 8, "max_score": 10, "parts": [
+            {"part": "sanitizer", "cell_before": "FAIL: race (emulated)", "cell": "no race (emulated)",
+             "status_before": "fail", "status": "pass", "score_before": 0, "score": 2,
+             "message_before": "race between\nline 36 and line 40"}]}]
+        carol = record("carol", {7: 10, 8: 0})
+        carol["previous"] = {"finished": "2026-11-20T10:05:00Z", "outcome": "build failed", "points": {}}
+        dave = record("dave", {7: 10, 8: 10})
+        dave["previous"] = {"finished": "2026-11-20T10:10:00Z", "outcome": "graded", "points": {"7": 10.0, "8": 10.0}}
+        dave["changes"] = []
+        alice = record("alice", {7: 10, 8: 10})
+        self.assertEqual(class_report.change_note(bob),
+                         "changed since the last grade (2026-11-20T10:00:00Z): stage 8: 0 -> 8 points (sanitizer "
+                         "FAIL: race (emulated) -> no race (emulated); was: race between line 36 and line 40)")
+        self.assertEqual(class_report.change_note(carol),
+                         "changed since the last grade (2026-11-20T10:05:00Z): outcome build failed -> graded")
+        self.assertEqual(class_report.change_note(dave), "regraded: nothing changed since the last grade "
+                                                         "(2026-11-20T10:10:00Z)")
+        self.assertEqual(class_report.change_note(alice), "")
+        # without grade.json's changes (the earlier grading left no result files): the points
+        del dave["changes"]
+        dave["previous"]["points"]["8"] = 4.0
+        self.assertEqual(class_report.change_note(dave), "changed since the last grade (2026-11-20T10:10:00Z): "
+                                                         "stage 8: 4 -> 10 points")
+        dave["previous"]["points"]["8"] = 10.0
+        page, table = self.write([alice, bob, carol, dave])
+        rows = {(row["student"], row["stage"]): (row["points_before"], row["points"], row["max_points"], row["notes"],
+                                                 row["message"]) for row in csv_rows(table, "changed")}
+        self.assertEqual(rows, {("bob", "8"): ("0", "8", "10", "sanitizer FAIL: race (emulated) -> no race (emulated)",
+                                               "race between line 36 and line 40"),
+                                ("carol", ""): ("", "", "", "build failed -> graded", "")})
+        self.assertIn("<h2>Changed since the last grade</h2>", page)
+        self.assertIn("3 student(s) graded again", page)
+        self.assertIn('<tr><td>bob</td><td class="num">8</td><td class="num">0 &rarr; 8</td><td>sanitizer FAIL: race '
+                      '(emulated) -&gt; no race (emulated)</td><td class="notes">race between line 36 and line 40</td></tr>',
+                      page)
+        self.assertIn("outcome build failed -&gt; graded", page)
+        self.assertNotIn("<h2>Changed since the last grade</h2>", self.write([alice])[0])
+
+    def test_grade_class_keeps_the_earlier_record_and_the_files_the_kit_compares_with(self):
+        import grade_class  # tests/class/grade_class.py
+        root = os.path.join(self.folder.name, "root")
+        settings = {"build_root": root, "stages": [8], "kit": None}
+        grader = grade_class.Grader(settings, None)
+        p = grader.paths("bob")
+        os.makedirs(os.path.join(p["grade"], "previous"))
+        os.makedirs(os.path.dirname(p["record"]))
+        earlier = record("bob", {8: 0}, gpu="emulator")
+        earlier["finished"] = "2026-11-20T10:00:00Z"
+        with open(p["record"], "w", encoding="utf-8") as f:
+            json.dump(earlier, f)
+        for name in ("stage8.emulated", "stage8.emulated-races", "feedback.txt", "previous/stage8.emulated"):
+            with open(os.path.join(p["grade"], name), "w", encoding="utf-8") as f:
+                f.write("status=fail\nmessage=%s\n" % name)
+        kept, files = grader.keep_earlier("bob", p)
+        self.assertEqual(kept["kept"], os.path.join("history", "bob", "20261120T100000Z.json"))
+        with open(os.path.join(root, kept["kept"]), encoding="utf-8") as f:
+            self.assertEqual(json.load(f), earlier)
+        self.assertEqual(sorted(files), ["stage8.emulated", "stage8.emulated-races"])
+        self.assertEqual(grade_class.Grader.previous_of(kept)["total"], 0.0)
+        self.assertEqual(grader.keep_earlier("alice", grader.paths("alice")), (None, {}))
+        # The new grade record's changes and what it could reach come with the record (grade.json)
+        grade = {"format": 1, "graded_on": "no GPU", "score": 8, "max_score": 10, "reachable": 8,
+                 "previous": {"score": 0, "max_score": 10, "reachable": 8},
+                 "changes": [{"stage": 8, "score_before": 0, "score": 8, "max_score": 10, "parts": []}],
+                 "stages": [{"stage": 8, "score": 8, "max_score": 10, "reachable": 8, "points": {
+                     part: {"score": 0, "max_score": 0, "status": "pass", "message": ""}
+                     for part in ("correctness", "speedup", "sanitizer")}}]}
+        os.makedirs(os.path.join(root, "graded"))
+        with open(os.path.join(root, "graded", "grade.json"), "w", encoding="utf-8") as f:
+            json.dump(grade, f)
+        new = record("bob", {8: 0}, gpu="emulator")
+        new.update(outcome=None, previous=grade_class.Grader.previous_of(kept))
+        grader.read_grade(os.path.join(root, "graded"), new, [])
+        self.assertEqual((new["outcome"], new["reachable_total"], new["reachable"], new["changes"]),
+                         ("graded", 8.0, {"8": 8.0}, grade["changes"]))
+        self.assertEqual(class_report.change_note(new), "changed since the last grade (2026-11-20T10:00:00Z): "
+                                                        "stage 8: 0 -> 8 points")
+
+    # ------------------------------------------------------------------------ what was reachable
+    def test_every_total_says_what_it_could_reach_where_it_was_graded(self):
+        emulated = {"correctness": 6, "speedup": 0, "sanitizer": 2, "total": 8}
+        kit = {"format": 1, "stages": [{"number": k, "problem": "int sum", "emulated_points": emulated,
+                                        "points": {"correctness": 6, "speedup": 2, "sanitizer": 2}} for k in (1, 2, 3)]}
+        # alice's record has grade.json's reachable; bob's (an older kit's) has none: kit.json's
+        # emulated points say it; carol was graded on a GPU, where all 30 are reachable
+        alice = record("alice", {1: 8, 2: 8, 3: 8}, gpu="emulator")
+        alice.update(graded_on="emulator", reachable_total=24.0, reachable={"1": 8.0, "2": 8.0, "3": 8.0})
+        bob = record("bob", {1: 8, 2: 0, 3: 0}, gpu="emulator")
+        bob["graded_on"] = "emulator"
+        carol = record("carol", {1: 10, 2: 10, 3: 10})
+        carol.update(graded_on="NVIDIA H100", reachable_total=30.0)
+        self.assertEqual([class_report.reachable_total(r, kit) for r in (alice, bob, carol)], [24.0, 24.0, 30.0])
+        page = class_report.render_html([alice, bob, carol], "Class", (), kit)
+        self.assertIn(">24 / 30 (24 of 30 reachable on the emulator)<", page)
+        self.assertIn(">8 / 30 (24 of 30 reachable on the emulator)<", page)
+        self.assertIn(">30 / 30<", page)
+        self.assertNotIn("reachable on the emulator: speed", page)  # carol's GPU reached every stage's 10
+        self.assertIn("median 8 of 10 points (8 of 10 reachable on the emulator: speed is graded on a GPU)",
+                      class_report.render_html([alice, bob], "Class", (), kit))
+        summary = {row["stage"]: row for row in csv_rows(class_report.render_csv([alice, bob], (), kit), "stage-summary")}
+        self.assertEqual((summary["1"]["max_points"], summary["1"]["reachable_points"]), ("10", "8"))
+        import grade_class  # tests/class/grade_class.py: the class table
+        rows = list(csv.DictReader(io.StringIO(grade_class.class_csv({"stages": [1, 2, 3], "kit": kit},
+                                                                     {"alice": alice, "bob": bob, "carol": carol}))))
+        self.assertEqual([(r["total"], r["max_total"], r["reachable_total"]) for r in rows],
+                         [("24", "30", "24"), ("8", "30", "24"), ("30", "30", "30")])
+
     # ------------------------------------------------------------------------- the command line
     def run_cli(self, *args):
         return subprocess.run([sys.executable, os.path.join(HERE, "class_report.py")] + list(args),

@@ -56,16 +56,17 @@ cat "$work/second.log"
 grep -q "^$graded of 4 submission(s) already graded and unchanged: skipped" "$work/second.log" ||
     fail "the resumed run does not say it skipped the $graded graded submission(s)"
 grep -q "^grading $((4 - graded)) submission(s)" "$work/second.log" || fail "the resumed run grades more than the rest"
-head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,outcome,graded_on,notes" || fail "class.csv's header"
-row alice | grep -q "^alice,8,8,10,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
-row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
-row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled; the compiler said: labs/08_one_pass/reduce_one_pass.cu[(:][0-9]" ||
+head -n 1 "$work/class.csv" | grep -qx "student,stage8,total,max_total,reachable_total,outcome,graded_on,notes" || fail "class.csv's header"
+row alice | grep -q "^alice,8,8,10,8,graded,emulator,$" ||
+    fail "alice (the solutions) must get 8 of 10 on the emulator, 8 reachable there: $(row alice)"
+row bob | grep -q "^bob,0,0,10,8,graded," || fail "bob's race must cost stage 8: $(row bob)"
+row carol | grep -q "^carol,0,0,10,8,graded,.*reduce_one_pass.cu does not compile (graded as unfilled; the compiler said: labs/08_one_pass/reduce_one_pass.cu[(:][0-9]" ||
     fail "carol's stage 8 does not compile, and the note must quote the compiler: $(row carol)"
 # her feedback starts with what the compiler said, not only with the unfilled lab's "fill in the TODO"
 feedback=$(find "$work/root" -path "*carol*" -name 'feedback*.txt' | head -1)
 [ -n "$feedback" ] && head -1 "$feedback" | grep -q "^Stage 8: 08_one_pass/reduce_one_pass.cu does not compile; the compiler said: labs/" ||
     fail "carol's feedback must start with the compiler's message: ${feedback:-no feedback file}: $(head -3 "${feedback:-/dev/null}")"
-row dave | grep -q "^dave,0,0,10,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" ||
+row dave | grep -q "^dave,0,0,10,8,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" ||
     fail "dave's stage 8 is missing: $(row dave)"
 for f in class-report.html class-report.csv; do [ -s "$work/$f" ] || fail "no $f beside class.csv"; done
 grep -q "alice" "$work/class-report.html" || fail "the class report does not list the students"
@@ -108,13 +109,19 @@ cat "$work/third.log"
 grep -q "^3 of 4 submission(s) already graded and unchanged: skipped" "$work/third.log" &&
     grep -q "^grading 1 submission(s)" "$work/third.log" && grep -q "carol: 0/10 points" "$work/third.log" ||
     fail "only carol's changed submission must be graded again"
+# The regrade keeps her earlier record, and her row and feedback say what changed (nothing: it still
+# does not compile), from the grade records
+ls "$work/root/history/carol/"*.json > /dev/null 2>&1 || fail "carol's earlier record was not kept in history/carol/"
+row carol | grep -q "regraded: nothing changed since the last grade (20" || fail "carol's regrade is not in her notes: $(row carol)"
+tail -1 "$(find "$work/root/students/carol" -name 'feedback*.txt' | head -1)" | grep -qx "Nothing changed since the last grade." ||
+    fail "carol's feedback must end with what changed since her last grade"
 
 echo "== 4. past the time limit"
 mkdir -p "$work/late"
 cp -r "$work/class/alice" "$work/late/erin"
 "${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 2 \
     > "$work/late.log" 2>&1 || fail "a timed-out submission is a grade, not a failure of the class: $(cat "$work/late.log")"
-grep -q '^erin,,,,timed out,,"\{0,1\}stopped after the time limit of 2 s' "$work/late.csv" ||
+grep -q '^erin,,,,,timed out,,"\{0,1\}stopped after the time limit of 2 s' "$work/late.csv" ||
     fail "erin's row must say timed out: $(cat "$work/late.csv")"
 grep -q "^1 of 1 submission(s) graded (1 timed out: see their rows)" "$work/late.log" || fail "the summary must count the timed out"
 pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading left processes behind"
@@ -124,20 +131,20 @@ pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading l
     fail "the same --time-limit must not grade erin again: $(cat "$work/late2.log")"
 "${grader[@]}" "$work/late" "$work/late.csv" "$work/late-root" --stages 8 --gpus none --time-limit 3 > "$work/late3.log" 2>&1 &&
     grep -q "^grading 1 submission(s)" "$work/late3.log" &&
-    grep -q '^erin,,,,timed out,,"\{0,1\}stopped after the time limit of 3 s' "$work/late.csv" ||
+    grep -q '^erin,,,,,timed out,,"\{0,1\}stopped after the time limit of 3 s' "$work/late.csv" ||
     fail "a longer --time-limit must try erin again: $(cat "$work/late3.log" "$work/late.csv")"
 
 echo "== 5. graded in two parts, as on GPUs (--gpus 0): the emulated tests, then the rest"
 # Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10, with a warning that the
 # GPU lent to her did not grade her; on a GPU, 10 of 10.
-expected="alice,8,8,10,graded,emulator,"
-nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,graded,$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0),"
+expected="alice,8,8,10,8,graded,emulator,"
+nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,10,graded,$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0),"
 mkdir -p "$work/two"
 cp -r "$work/class/alice" "$work/two/alice"
 "${grader[@]}" "$work/two" "$work/two.csv" "$work/two-root" --stages 8 --gpus 0 --keep-builds \
     > "$work/two.log" 2>&1 || fail "the two-part grading failed: $(cat "$work/two.log")"
 grep -qx "$expected" "$work/two.csv" || fail "graded in two parts, alice's row must be $expected: $(cat "$work/two.csv")"
-if [ "$expected" = "alice,8,8,10,graded,emulator," ]; then
+if [ "$expected" = "alice,8,8,10,8,graded,emulator," ]; then
     grep -q "^warning: 1 submission(s) were lent a GPU but graded on the CPU emulator, without speed points" "$work/two.log" &&
         grep -q "on the CPU emulator (GPU 0 was lent: it did not answer)" "$work/two.log" ||
         fail "a GPU lent but not grading must be said: $(cat "$work/two.log")"

@@ -84,14 +84,14 @@ grep -q "^job $job: 3 of 4 task(s) graded their submission" "$work/attach2.log" 
 grep -q "^1 task(s) failed to run (not the submissions' fault" "$work/attach2.log" &&
     grep -q "^  dave (task ${job}_3): UNKNOWN: slurmctld has no record of it: cancelled before it started" "$work/attach2.log" ||
     fail "dave's cancelled task must be listed as failed to run"
-row alice | grep -q "^alice,8,8,10,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
+row alice | grep -q "^alice,8,8,10,8,graded,emulator,$" || fail "alice (the solutions) must get 8 of 10 on the emulator: $(row alice)"
 # The node's gpu gres are counted, not real: Slurm lent each task a "GPU" that did not grade it.
 grep -q "^warning: 3 submission(s) were lent a GPU but graded on the CPU emulator" "$work/attach2.log" ||
     fail "tasks lent a GPU that did not grade them must be warned of"
-row bob | grep -q "^bob,0,0,10,graded," || fail "bob's race must cost stage 8: $(row bob)"
-row carol | grep -q "^carol,0,0,10,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
+row bob | grep -q "^bob,0,0,10,8,graded," || fail "bob's race must cost stage 8: $(row bob)"
+row carol | grep -q "^carol,0,0,10,8,graded,.*reduce_one_pass.cu does not compile (graded as unfilled" ||
     fail "carol's stage 8 does not compile: $(row carol)"
-row dave | grep -q "^dave,,,,not graded,,its Slurm task ${job}_3 failed to run (UNKNOWN): --slurm again grades it$" ||
+row dave | grep -q "^dave,,,,,not graded,,its Slurm task ${job}_3 failed to run (UNKNOWN): --slurm again grades it$" ||
     fail "dave's row must say his task failed to run: $(row dave)"
 grep -q "^failed-to-run,.*,dave,.*,${job}_3,UNKNOWN," "$work/class-report.csv" || fail "the report's CSV does not list dave's task"
 grep -q "${job}_3" "$work/class-report.html" || fail "the report's page does not list dave's task"
@@ -105,7 +105,7 @@ grade --slurm > "$work/again.log" 2>&1 || fail "the second --slurm failed: $(cat
 cat "$work/again.log"
 grep -q "^3 of 4 submission(s) already graded and unchanged: skipped" "$work/again.log" &&
     grep -q "^submitted job array [0-9]*: 1 task(s)" "$work/again.log" || fail "only dave's task must be submitted again"
-row dave | grep -q "^dave,0,0,10,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" || fail "dave's stage 8 is missing: $(row dave)"
+row dave | grep -q "^dave,0,0,10,8,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" || fail "dave's stage 8 is missing: $(row dave)"
 grep -q "^failed-to-run," "$work/class-report.csv" && fail "the class is whole: the report lists no task failed"
 [ "$(tail -n +2 "$work/class.csv" | wc -l)" -eq 4 ] || fail "class.csv should have 4 rows: $(cat "$work/class.csv")"
 
@@ -122,7 +122,7 @@ grade --attach > "$work/cancelled.log" 2>&1 || status=$?
 cat "$work/cancelled.log"
 [ "$status" -eq 1 ] && grep -q "^  bob (task ${late}_0): CANCELLED: .*the task was stopped (scancel" "$work/cancelled.log" ||
     fail "bob's task, cancelled while running, must be reported CANCELLED (exit 1, not $status)"
-row bob | grep -q "^bob,,,,not graded,,its Slurm task ${late}_0 failed to run (CANCELLED)" ||
+row bob | grep -q "^bob,,,,,not graded,,its Slurm task ${late}_0 failed to run (CANCELLED)" ||
     fail "bob's grade was of his old file: his row must say his new one's task was cancelled: $(row bob)"
 
 echo "== 5. a job array that can never run, and bad usage"

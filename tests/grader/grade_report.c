@@ -8,7 +8,8 @@
  *
  * --record writes the grade record (kit_report_record()): the one file the class tools read.
  * --previous DIR: the result files of the grading before this one (check.cmake keeps them in
- * RESULTS/previous/): the report ends with what changed since (kit_report_changes()).
+ * RESULTS/previous/): the report and the feedback end with what changed since (kit_report_changes()),
+ * and the record says it too ("previous" and "changes").
  * --feedback FILE: the student's feedback (kit_report_feedback()), from the same grades.
  * --status LABS: instead of the report, one line per lab (make status, kit_report_status()):
  * not started, not graded yet, changed since its last grade, fails and why, or passes.
@@ -40,6 +41,7 @@ static int usage(void)
 /* What every view of the grades is written from. */
 typedef struct view_context {
     const kit_stage_grade *grades;
+    const kit_stage_grade *before; /* the grading before this one (a regrade), or NULL */
     int count;
     const char *title, *student;
 } view_context;
@@ -48,11 +50,13 @@ typedef void (*view_writer)(FILE *out, const view_context *v);
 static void write_feedback(FILE *out, const view_context *v)
 {
     kit_report_feedback(out, v->grades, v->count, v->student);
+    if (v->before) /* a regrade: what changed, as the report ends with it */
+        kit_report_changes(out, v->grades, v->before, v->count);
 }
 
 static void write_record(FILE *out, const view_context *v)
 {
-    kit_report_record(out, v->grades, v->count, v->title);
+    kit_report_record(out, v->grades, v->count, v->title, v->before);
 }
 
 static void write_gradescope_json(FILE *out, const view_context *v)
@@ -159,9 +163,9 @@ int main(int argc, char **argv)
         return 0;
     }
     kit_report_table(stdout, grades, count, title);
+    kit_stage_grade before[KIT_STAGE_COUNT];
+    int any = 0;
     if (previous) { /* a regrade: what changed since the last one (its results were kept) */
-        kit_stage_grade before[KIT_STAGE_COUNT];
-        int any = 0;
         for (int i = 0; i < count; i++) {
             kit_grade_stage(&config, previous, grades[i].stage, &before[i]);
             for (int p = 0; p < KIT_PART_COUNT; p++)
@@ -171,7 +175,7 @@ int main(int argc, char **argv)
             kit_report_changes(stdout, grades, before, count);
     }
     /* The files: each a view of the same grades. */
-    const view_context context = {grades, count, title, student};
+    const view_context context = {grades, any ? before : NULL, count, title, student};
     const struct {
         const char *path;
         view_writer write;

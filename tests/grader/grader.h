@@ -315,15 +315,20 @@ void kit_report_json(FILE *out, const kit_stage_grade *grades, int count, const 
  * was timed: the speedups, and the medians in ms with the GB/s they give, student_ms,
  * reference_ms, gbps and reference_gbps, which the leaderboards rank). The table, results.json
  * and the class report are views of the same grades; the class tools read this file, never the
- * table's text.
+ * table's text. \p before: the grading before this one (a regrade; same stages in the same order),
+ * or NULL: the record then says "previous" (its total) and "changes", each stage that changed
+ * since (as kit_report_changes() tells them) with each points category that changed: its cell,
+ * status and points then and now, and the message that explained it then.
  */
-void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title);
+void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title,
+                       const kit_stage_grade *before);
 /** "Changed since the last grade": each stage whose points or a part's outcome differ between
  *  \p before (the previous grading's results, same stages in the same order) and \p now.
  *  Returns how many stages changed. */
 int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_grade *before, int count);
 /** A student's feedback, from the same grades: per stage, what passed, what failed and why (the
- *  part's own message), and what to try next. Plain text, ready to send. */
+ *  part's own message), and what to try next. Plain text, ready to send. (grade_report adds
+ *  kit_report_changes() after it on a regrade.) */
 void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student);
 /** One line per lab, for make status: not started, not graded yet, changed since its last grade,
  *  fails (and why, in a few words), passes on the CPU emulator, or passes on a GPU with its points.

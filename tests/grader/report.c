@@ -536,7 +536,54 @@ static const char *category_message(const kit_stage_grade *g, int category)
     return g->parts[KIT_PART_EMULATED_RACES].message;
 }
 
-void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title)
+static void category_cell(char *out, size_t size, const kit_stage_grade *g, int category);
+static int stage_changed(const kit_stage_grade *before, const kit_stage_grade *now, int differs[3]);
+
+/* The record's "previous" and "changes": the grade before this one (its total) and, per stage that
+ * changed since (kit_report_changes()'s stages), each points category that changed, with its cell,
+ * status and points then and now, and the message that explained it then. */
+static void record_changes(FILE *out, const kit_stage_grade *grades, const kit_stage_grade *before, int count)
+{
+    static const char *const point_names[3] = {"correctness", "speedup", "sanitizer"};
+    double score = 0, max_score = 0, reachable = 0;
+    for (int i = 0; i < count; i++) {
+        score += before[i].score;
+        max_score += before[i].max_score;
+        reachable += before[i].reachable;
+    }
+    fprintf(out, "  \"previous\": {\"score\": %g, \"max_score\": %g, \"reachable\": %g},\n  \"changes\": [", score,
+            max_score, reachable);
+    int changed = 0;
+    for (int i = 0; i < count; i++) {
+        int differs[3];
+        if (!stage_changed(&before[i], &grades[i], differs))
+            continue;
+        fprintf(out, "%s\n    {\"stage\": %d, \"score_before\": %g, \"score\": %g, \"max_score\": %g, \"parts\": [",
+                changed++ ? "," : "", grades[i].stage, before[i].score, grades[i].score, grades[i].max_score);
+        int listed = 0;
+        for (int c = 0; c < 3; c++) {
+            if (!differs[c])
+                continue;
+            char was[2400], is[2400];
+            category_cell(was, sizeof was, &before[i], c);
+            category_cell(is, sizeof is, &grades[i], c);
+            fprintf(out, "%s\n      {\"part\": \"%s\", \"cell_before\": ", listed++ ? "," : "", point_names[c]);
+            json_string(out, was);
+            fprintf(out, ", \"cell\": ");
+            json_string(out, is);
+            fprintf(out, ", \"status_before\": \"%s\", \"status\": \"%s\", \"score_before\": %g, \"score\": %g,\n"
+                         "       \"message_before\": ",
+                    cell_status(was), cell_status(is), before[i].part_score[c], grades[i].part_score[c]);
+            json_string(out, category_message(&before[i], c));
+            fputc('}', out);
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "%s],\n", changed ? "\n  " : "");
+}
+
+void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, const char *title,
+                       const kit_stage_grade *before)
 {
     static const char *const point_names[3] = {"correctness", "speedup", "sanitizer"};
     double score = 0, max_score = 0;
@@ -551,8 +598,10 @@ void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, cons
     double reachable = 0;
     for (int i = 0; i < count; i++)
         reachable += grades[i].reachable;
-    fprintf(out, ",\n  \"score\": %g,\n  \"max_score\": %g,\n  \"reachable\": %g,\n  \"stages\": [\n", score,
-            max_score, reachable);
+    fprintf(out, ",\n  \"score\": %g,\n  \"max_score\": %g,\n  \"reachable\": %g,\n", score, max_score, reachable);
+    if (before)
+        record_changes(out, grades, before, count);
+    fprintf(out, "  \"stages\": [\n");
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
         char cells[3][2400];
@@ -590,37 +639,56 @@ void kit_report_record(FILE *out, const kit_stage_grade *grades, int count, cons
 
 static const char *const category_names[3] = {"correctness", "speedup", "sanitizer"};
 
+/* A points category's cell: 0 correctness, 1 speedup, 2 sanitizer. */
+static void category_cell(char *out, size_t size, const kit_stage_grade *g, int category)
+{
+    if (category == 0)
+        correctness_cell(out, size, g);
+    else if (category == 1)
+        speedup_cell(out, size, g);
+    else
+        sanitizer_cell(out, size, g);
+}
+
+/* Whether stage \p now changed since \p before (the same stage's grade then): differs[c] says how
+ * each points category changed: 0 not, 1 its verdict (the cell), 2 its points only. A stage not
+ * graded before has nothing to compare with: unchanged. */
+static int stage_changed(const kit_stage_grade *before, const kit_stage_grade *now, int differs[3])
+{
+    int any = 0, graded_before = 0;
+    for (int c = 0; c < 3; c++) {
+        char was[2400], is[2400];
+        category_cell(was, sizeof was, before, c);
+        category_cell(is, sizeof is, now, c);
+        differs[c] = strcmp(was, is) != 0 ? 1 : before->part_score[c] != now->part_score[c] ? 2 : 0;
+        any |= differs[c];
+    }
+    for (int p = 0; p < KIT_PART_COUNT; p++)
+        graded_before |= before->parts[p].outcome == KIT_OUTCOME_PASS || before->parts[p].outcome == KIT_OUTCOME_FAIL;
+    return graded_before && (any || before->score != now->score);
+}
+
 int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_grade *before, int count)
 {
     int changed = 0;
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *a = &before[i], *b = &now[i];
+        int differs[3];
+        if (!stage_changed(a, b, differs))
+            continue;
         char line[1024] = "";
         for (int c = 0; c < 3; c++) {
             char was[2400], is[2400];
-            if (c == 0) {
-                correctness_cell(was, sizeof was, a);
-                correctness_cell(is, sizeof is, b);
-            } else if (c == 1) {
-                speedup_cell(was, sizeof was, a);
-                speedup_cell(is, sizeof is, b);
-            } else {
-                sanitizer_cell(was, sizeof was, a);
-                sanitizer_cell(is, sizeof is, b);
-            }
+            category_cell(was, sizeof was, a, c);
+            category_cell(is, sizeof is, b, c);
             size_t used = strlen(line);
-            if (strcmp(was, is) != 0)
+            if (differs[c] == 1)
                 snprintf(line + used, sizeof line - used, "%s%s %.60s -> %.60s", used ? "; " : "", category_names[c],
                          was, is);
-            else if (a->part_score[c] != b->part_score[c]) /* the same verdict, counted now (or no longer) */
+            else if (differs[c] == 2) /* the same verdict, counted now (or no longer) */
                 snprintf(line + used, sizeof line - used, "%s%s %g -> %g points", used ? "; " : "", category_names[c],
                          a->part_score[c], b->part_score[c]);
         }
-        int graded_before = 0;
-        for (int p = 0; p < KIT_PART_COUNT; p++)
-            graded_before |= a->parts[p].outcome == KIT_OUTCOME_PASS || a->parts[p].outcome == KIT_OUTCOME_FAIL;
-        if (!graded_before || (!line[0] && a->score == b->score))
-            continue; /* a stage not graded last time has nothing to compare with */
         if (!changed++)
             fprintf(out, "\nChanged since the last grade:\n");
         fprintf(out, "  stage %d: %g -> %g points%s%s%s\n", b->stage, a->score, b->score, line[0] ? " (" : "", line,
