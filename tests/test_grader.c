@@ -694,6 +694,31 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
                       strstr(text, "pass 2.07x / 1.66x") && strstr(text, "stage 3 racecheck: hazard") &&
                       strstr(text, "not graded") && strstr(text, "not run"),
                   "%s", text);
+    /* Each stage's problem heads its rows (once for stages of the same problem), and the table
+     * fits an 80-column terminal, the widest cells and a scaled 7.5 included. */
+    ck_assert_msg(strstr(text, "\nstage correctness ") && strstr(text, "\nint sum:\n1     pass "), "%s", text);
+    {
+        kit_stage_grade wide[2] = {g[2], g[2]};
+        wide[0].stage = 15; /* element-wise min of 3x3 int matrices */
+        wide[0].load_rule_missing = 1;      /* "FAIL (no load rule ran)" */
+        wide[0].score = 7.5;
+        wide[1].emulated_races = 0;
+        char *table = NULL;
+        size_t table_size = 0;
+        FILE *t = open_memstream(&table, &table_size);
+        kit_report_table(t, wide, 2, "Grade report for labs");
+        fclose(t);
+        ck_assert_msg(strstr(table, "\nelement-wise min of 3x3 int matrices:\n15    ") &&
+                          strstr(table, "FAIL (no load rule ran)") && strstr(table, "\nint sum:\n3     "),
+                      "%s", table);
+        for (const char *line = strstr(table, "\nstage "); line && line[1] && strncmp(line, "\nWhat", 5) != 0;
+             line = strchr(line + 1, '\n')) {
+            const char *end = strchr(line + 1, '\n');
+            ck_assert_msg(end && end - line - 1 <= 80, "a line of the table is wider than 80 columns:\n%.*s",
+                          end ? (int)(end - line - 1) : 200, line + 1);
+        }
+        free(table);
+    }
     free(text);
 
     f = open_memstream(&text, &size);
@@ -881,7 +906,8 @@ START_TEST(an_emulated_grade_says_what_was_reachable_and_scales_to_full_marks_wh
     FILE *f = open_memstream(&text, &size);
     kit_report_table(f, &g, 1, "Grade report");
     fclose(f);
-    ck_assert_msg(strstr(text, "8 / 10 (8 reachable here: speed is graded on a GPU)"), "%s", text);
+    ck_assert_msg(strstr(text, "\ntotal (8 reachable here: speed is graded on a GPU)  ") && strstr(text, "  8 / 10\n"),
+                  "%s", text);
     free(text);
     f = open_memstream(&text, &size); /* the student's feedback says it too */
     kit_report_feedback(f, &g, 1, "alice");

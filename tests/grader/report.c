@@ -258,16 +258,24 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
 {
     double score = 0, max_score = 0;
     fprintf(out, "\n%s, on %s\n\n", title, gpu_of(grades, count));
-    fprintf(out, "%-6s %-16s %-28s %-26s %s\n", "stage", "correctness", "speedup achieved / required",
-            "sanitizer", "points");
+    /* 80 columns: the widest cells are "FAIL (no load rule ran)", "clean (4 tools, emulator)" and
+     * "7.5 / 10". Each stage's problem (stages.def, as the record's "problem") heads the rows of
+     * its stages: a line of its own where it changes, since a name can be long ("element-wise min
+     * of 3x3 int matrices stored as 9 planes"). */
+    fprintf(out, "%-5s %-15s %-23s %-25s %s\n", "stage", "correctness", "speedup / required", "sanitizer", "points");
     int emulated = 0;
+    const char *problem_above = NULL;
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
+        const char *problem = kit_problem_name(kit_grade_problem(g->stage));
+        if (!problem_above || strcmp(problem, problem_above) != 0)
+            fprintf(out, "%s:\n", problem);
+        problem_above = problem;
         char correct[40], speed[64], sanitizer[96];
         correctness_cell(correct, sizeof correct, g);
         speedup_cell(speed, sizeof speed, g);
         sanitizer_cell(sanitizer, sizeof sanitizer, g);
-        fprintf(out, "%-6d %-16s %-28s %-26s %g / %g\n", g->stage, correct, speed, sanitizer, g->score, g->max_score);
+        fprintf(out, "%-5d %-15s %-23s %-25s %g / %g\n", g->stage, correct, speed, sanitizer, g->score, g->max_score);
         score += g->score;
         max_score += g->max_score;
         emulated += g->emulated_correctness || g->emulated_races;
@@ -275,10 +283,13 @@ void kit_report_table(FILE *out, const kit_stage_grade *grades, int count, const
     double reachable = 0;
     for (int i = 0; i < count; i++)
         reachable += grades[i].reachable;
-    fprintf(out, "%-6s %-16s %-28s %-26s %g / %g", "total", "", "", "", score, max_score);
+    char note[96] = ""; /* in the row's empty cells, so that it stays within 80 columns */
     if (reachable < max_score)
-        fprintf(out, " (%g reachable here: speed is graded on a GPU)", reachable);
-    fputc('\n', out);
+        snprintf(note, sizeof note, "(%g reachable here: speed is graded on a GPU)", reachable);
+    char points[64];
+    snprintf(points, sizeof points, "%g / %g", score, max_score);
+    int width = 80 - 5 - 2 - (int)strlen(points); /* in the points column, or left of it where wider */
+    fprintf(out, "%-5s %-*s %s\n", "total", width < 65 ? width : 65, note, points);
     /* The speed cases' n and seed are drawn for each run: say which were timed. */
     int timed = 0;
     for (int i = 0; i < count; i++) {
