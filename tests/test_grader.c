@@ -857,7 +857,7 @@ START_TEST(status_says_per_lab_not_started_not_graded_changed_fails_or_passes)
     char *text = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
-    kit_report_status(f, g, 4, labs, dir);
+    kit_report_status(f, g, 4, labs, dir, NULL);
     fclose(f);
     ck_assert_msg(strstr(text, "stage 1   not started: the TODO's placeholder return is still in labs/01_naive/") &&
                       strstr(text, "stage 2   not graded yet: cmake --build build --target check-stage2") &&
@@ -869,10 +869,31 @@ START_TEST(status_says_per_lab_not_started_not_graded_changed_fails_or_passes)
     struct timespec earlier[2] = {{time(NULL) - 600, 0}, {time(NULL) - 600, 0}};
     ck_assert_int_eq(utimensat(AT_FDCWD, file, earlier, 0), 0);
     f = open_memstream(&text, &size);
-    kit_report_status(f, &g[3], 1, labs, dir);
+    kit_report_status(f, &g[3], 1, labs, dir, NULL);
     fclose(f);
     ck_assert_msg(strstr(text, "stage 4   fails: stage 4 failed 3 of 600 runs"), "%s", text);
     free(text);
+    /* By content where the grade kept the graded file's SHA-256 (check.cmake, stageK.lab-sha256):
+     * a file saved again unchanged (newer) is not "changed"; an edit that kept its old time is. */
+    char kept[512];
+    snprintf(kept, sizeof kept, "%s/stage4.lab-sha256", dir);
+    f = fopen(kept, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("aaaa\n", f);
+    fclose(f);
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, later, 0), 0);
+    f = open_memstream(&text, &size);
+    kit_report_status(f, &g[3], 1, labs, dir, "3=bbbb,4=aaaa");
+    fclose(f);
+    ck_assert_msg(strstr(text, "stage 4   fails: stage 4 failed 3 of 600 runs"), "%s", text);
+    free(text);
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, earlier, 0), 0);
+    f = open_memstream(&text, &size);
+    kit_report_status(f, &g[3], 1, labs, dir, "4=cccc,3=aaaa");
+    fclose(f);
+    ck_assert_msg(strstr(text, "stage 4   changed since its last grade (0 / 10 then)"), "%s", text);
+    free(text);
+    remove(kept);
     for (int i = 0; i < 4; i++) {
         snprintf(file, sizeof file, "%s/%s", labs, kit_grade_file(stages[i]));
         remove(file);

@@ -149,7 +149,7 @@ if [ "$expected" = "alice,8,8,10,8,graded,emulator," ]; then
         grep -q "on the CPU emulator (GPU 0 was lent: it did not answer)" "$work/two.log" ||
         fail "a GPU lent but not grading must be said: $(cat "$work/two.log")"
 fi
-for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv; do
+for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv stage8.lab-sha256; do
     [ -f "$work/two-root/students/alice/grade/$f" ] || fail "the two-part grading left no $f: the emulated part's results must stay"
 done
 

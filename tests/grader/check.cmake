@@ -3,7 +3,7 @@
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
 #         -DJOBS=N -DGENERATOR=... [-DRELEASED=1,2,3] [-DBUILD_ALL=ON | -DBUILD_TARGET=T]
 #         [-DSTAGE=K | -DLABEL=grade [-DPART=emulated|gpu]] [-DTARGET=check-stage3]
-#         [-DSTATUS_FILE=F] -P check.cmake
+#         [-DSTATUS_FILE=F] [-DLABS=<the labs folder>] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit), BUILD_TARGET
 # one target (make check-grade: the grading programs). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
@@ -105,6 +105,24 @@ if(NOT STAGE AND NOT LABEL)
   file(REMOVE_RECURSE "${BUILD}/grade-selftest")
 endif()
 file(MAKE_DIRECTORY "${RESULTS}/logs")
+# What is graded: each graded lab file's SHA-256 (BUILD/kit.json names the files), kept as
+# RESULTS/stageK.lab-sha256, so that make status tells a lab changed since its grade by its content
+# (tests/grader/status.cmake), not by the file's time.
+if(LABS AND EXISTS "${BUILD}/kit.json" AND NOT PART STREQUAL "gpu")
+  file(READ "${BUILD}/kit.json" kit)
+  string(JSON count LENGTH "${kit}" stages)
+  string(REPLACE "," ";" graded "${RELEASED}")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON k GET "${kit}" stages ${i} number)
+    string(JSON lab GET "${kit}" stages ${i} file)
+    if((STAGE AND NOT k EQUAL STAGE) OR (NOT STAGE AND RELEASED AND NOT k IN_LIST graded) OR NOT EXISTS "${LABS}/${lab}")
+      continue()
+    endif()
+    file(SHA256 "${LABS}/${lab}" hash)
+    file(WRITE "${RESULTS}/stage${k}.lab-sha256" "${hash}\n")
+  endforeach()
+endif()
 if(STATUS_FILE) # a run stopped half-way (Ctrl-C, an error of CMake's) leaves a failure behind
   file(WRITE "${STATUS_FILE}" "1\n")
 endif()

@@ -13,6 +13,8 @@
  * --feedback FILE: the student's feedback (kit_report_feedback()), from the same grades.
  * --status LABS: instead of the report, one line per lab (make status, kit_report_status()):
  * not started, not graded yet, changed since its last grade, fails and why, or passes.
+ * --lab-hashes 1=HEX,2=HEX: with --status, the lab files' SHA-256 now (tests/grader/status.cmake),
+ * compared with those check.cmake kept of the files it graded (RESULTS/stageK.lab-sha256).
  *
  * --stages names the stages of this edition (a student edition holds those handed out so
  * far): the others are left out of the report and its totals.
@@ -34,7 +36,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: grade_report --results DIR [--config FILE] [--stage K | --stages 1,2,3] [--title TEXT]\n"
                     "                    [--record FILE] [--previous DIR] [--feedback FILE] [--json FILE]\n"
-                    "                    [--csv FILE --student NAME] [--status LABS]\n");
+                    "                    [--csv FILE --student NAME] [--status LABS [--lab-hashes K=HEX,...]]\n");
     return 2;
 }
 
@@ -91,7 +93,7 @@ static int write_view(const char *path, view_writer write, const view_context *v
 int main(int argc, char **argv)
 {
     const char *results = NULL, *config_path = NULL, *title = "Grade report", *json = NULL, *csv = NULL;
-    const char *record = NULL, *previous = NULL, *feedback = NULL, *status = NULL;
+    const char *record = NULL, *previous = NULL, *feedback = NULL, *status = NULL, *lab_hashes = NULL;
     const char *student = "student";
     int only = 0, in_edition[KIT_STAGE_COUNT + 1];
     for (int k = 0; k <= KIT_STAGE_COUNT; k++)
@@ -116,6 +118,8 @@ int main(int argc, char **argv)
             feedback = value;
         else if (strcmp(key, "--status") == 0)
             status = value;
+        else if (strcmp(key, "--lab-hashes") == 0)
+            lab_hashes = value;
         else if (strcmp(key, "--csv") == 0)
             csv = value;
         else if (strcmp(key, "--student") == 0)
@@ -159,7 +163,7 @@ int main(int argc, char **argv)
             kit_grade_stage(&config, results, k, &grades[count++]);
 
     if (status) { /* a view of the last grades and the lab files; grades nothing */
-        kit_report_status(stdout, grades, count, status, results);
+        kit_report_status(stdout, grades, count, status, results, lab_hashes);
         return 0;
     }
     kit_report_table(stdout, grades, count, title);

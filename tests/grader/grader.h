@@ -332,8 +332,12 @@ int kit_report_changes(FILE *out, const kit_stage_grade *now, const kit_stage_gr
 void kit_report_feedback(FILE *out, const kit_stage_grade *grades, int count, const char *student);
 /** One line per lab, for make status: not started, not graded yet, changed since its last grade,
  *  fails (and why, in a few words), passes on the CPU emulator, or passes on a GPU with its points.
- *  \p labs is the folder of the lab files (NULL: the files are not looked at). */
-void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results);
+ *  \p labs is the folder of the lab files (NULL: the files are not looked at). "Changed" is by
+ *  content where it can be: \p lab_hashes ("1=<hex>,3=<hex>", the lab files' SHA-256 now) against
+ *  the SHA-256 check.cmake kept of each file it graded (RESULTS/stageK.lab-sha256); else (NULL, or
+ *  a grade without one) by the file's modification time. */
+void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results,
+                       const char *lab_hashes);
 /** One CSV row: student, points of each stage (empty when not graded), total, maximum. */
 void kit_report_csv_header(FILE *out);
 void kit_report_csv_row(FILE *out, const char *student, const kit_stage_grade *grades, int count);

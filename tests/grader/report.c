@@ -830,7 +830,39 @@ static int placeholder_left(const char *path)
     return found;
 }
 
-void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results)
+/* Whether stage \p stage's lab changed since its last grade, by content: the SHA-256 check.cmake
+ * kept of the file it graded (RESULTS/stageK.lab-sha256) against the file's now, from
+ * \p lab_hashes ("1=<hex>,3=<hex>": the status target's script computes them). -1 where either
+ * is missing (an older grade, or no hashes given): then the file's time decides. */
+static int lab_changed(const char *results, int stage, const char *lab_hashes)
+{
+    if (!lab_hashes)
+        return -1;
+    char key[16], path[4096], kept[128] = "";
+    snprintf(key, sizeof key, "%d=", stage);
+    const char *now = NULL;
+    for (const char *p = lab_hashes; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, key, strlen(key)) == 0)
+            now = p + strlen(key);
+    snprintf(path, sizeof path, "%s/stage%d.lab-sha256", results, stage);
+    FILE *f = fopen(path, "r");
+    if (!now || !f) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    if (!fgets(kept, sizeof kept, f))
+        kept[0] = '\0';
+    fclose(f);
+    kept[strcspn(kept, " \r\n")] = '\0';
+    size_t length = strcspn(now, ",");
+    if (!kept[0] || length == 0)
+        return -1;
+    return strlen(kept) != length || strncmp(kept, now, length) != 0;
+}
+
+void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, const char *labs, const char *results,
+                       const char *lab_hashes)
 {
     for (int i = 0; i < count; i++) {
         const kit_stage_grade *g = &grades[i];
@@ -846,6 +878,7 @@ void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, cons
         for (int p = 0; p < KIT_PART_COUNT; p++)
             ran |= g->parts[p].outcome == KIT_OUTCOME_PASS || g->parts[p].outcome == KIT_OUTCOME_FAIL;
         time_t when = graded_at(results, g->stage);
+        int changed = -1;
         char cell[2400];
         correctness_cell(cell, sizeof cell, g);
         if (labs && !have_lab) {
@@ -854,7 +887,8 @@ void kit_report_status(FILE *out, const kit_stage_grade *grades, int count, cons
             fprintf(out, "not started: the TODO's placeholder return is still in labs/%s\n", kit_grade_file(g->stage));
         } else if (!ran) {
             fprintf(out, "not graded yet: cmake --build build --target check-stage%d\n", g->stage);
-        } else if (labs && lab.st_mtime > when) {
+        } else if (labs && (changed = lab_changed(results, g->stage, lab_hashes)) != 0 &&
+                   (changed == 1 || lab.st_mtime > when)) {
             fprintf(out, "changed since its last grade (%g / %g then): cmake --build build --target check-stage%d\n",
                     g->score, g->max_score, g->stage);
         } else if (strcmp(cell_status(cell), "pass") != 0) {
