@@ -2190,7 +2190,7 @@ def draw_beside(d, before, doc):
             if key in m:
                 text, active = m[key]
                 y += 12
-                y = d.c.paragraph(xs[side], y, text, half, 11)
+                y = d.c.paragraph(xs[side], y, text, half - 8, 11)   # 8 px clear of the divider
                 if active is not None:
                     y += 6
                     y = mini_lanes(d.c, xs[side], y, active, threads)
