@@ -815,6 +815,8 @@ class Progress:
             self.done += 1
             if record["outcome"] == "graded":
                 what = "%g/%g points" % (record["total"], record["max_total"])
+                if record.get("reachable_total") is not None and record["reachable_total"] < record["max_total"]:
+                    what += " (%g reachable)" % record["reachable_total"]
             else:
                 what = record["outcome"]
             gpu = record["where"].get("gpu")

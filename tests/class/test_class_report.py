@@ -10,6 +10,7 @@ The records are built here as tests/class/grade_class.py writes them; the messag
 (tests/grader/report.c decides each part's status and message in the grade record, grade.json). No GPU, no build: Python 3's standard library only.
 Usage: test_class_report.py   (ctest: class_report_counts_points_failures_near_misses_and_ranks_correct_stages_per_gpu)
 """
+import contextlib
 import csv
 import io
 import json
@@ -561,6 +562,14 @@ class ClassReportTest(unittest.TestCase):
                                                                      {"alice": alice, "bob": bob, "carol": carol}))))
         self.assertEqual([(r["total"], r["max_total"], r["reachable_total"]) for r in rows],
                          [("24", "30", "24"), ("8", "30", "24"), ("30", "30", "30")])
+        # and the line grade_class.py prints as each student is done
+        progress, said = grade_class.Progress(2), io.StringIO()
+        with contextlib.redirect_stdout(said):
+            progress.finished(alice)
+            progress.finished(carol)
+        progress.close()
+        self.assertIn("alice: 24/30 points (24 reachable) in 1 min 30 s on the CPU emulator", said.getvalue())
+        self.assertIn("carol: 30/30 points in 1 min 30 s on GPU 0", said.getvalue())
 
     # ------------------------------------------------------------------------- the command line
     def run_cli(self, *args):
