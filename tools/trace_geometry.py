@@ -18,10 +18,12 @@ size times PX / width (and a box 12 px tall as shown).
 
 --page PAGE.html: each SVG picture the page embeds (<object data=...> or <img src=...>), as
 the page shows it in a window 1024 and 1280 px wide: a width in px is that width in both; a
-width in % is that share of doxygen's text column, the window less 291 px (its tree view, the
-margins and a scroll bar of 15 px, as Chromium lays out the docs' pages: 733 px at 1024, 989 px
-at 1280; 748 and 1004 where scroll bars take no room); no width, the picture's own. Every rule
-above holds at both, and the picture fits the column at 1280 px.
+width in % is that share of doxygen's text column; no width, the picture's own. The column, as
+Chromium lays out the docs' pages (measured): beside doxygen's side tree it is the window less
+291 px (the tree's 256 px, a scroll bar of 15 px and the contents' 12 and 8 px margins: 989 px
+at 1280); where the page's stylesheets hide the tree (kit.css's media query, below 1280 px) it
+is the window less 35 px (989 px at 1024). A page whose stylesheets keep the tree has a 733 px
+column at 1024. Every rule above holds at both windows, and the picture fits the column at both.
 
 Usage: trace_geometry.py [--shown-at PX] FILE.svg...   (exit 1 and one line per problem when any)
        trace_geometry.py --page PAGE.html...
@@ -38,7 +40,8 @@ MIN_BOX = 12       # a box's or a bar's height as shown
 TEXT_MARGIN = 2    # what a text in a box keeps clear of its left and right edges
 PAGE_WIDTH = 1280
 WINDOWS = (1024, 1280)   # the windows the docs' pages are read in
-COLUMN_MARGIN = 291      # doxygen's tree view, the contents' margins and a 15 px scroll bar: the column is the window less this
+COLUMN_MARGIN = 291      # beside doxygen's tree view (256 px), the contents' margins and a 15 px scroll bar: the column is the window less this
+PLAIN_MARGIN = 35        # without the tree: the contents' margins (12 and 8 px) and a 15 px scroll bar
 
 
 def _num(value, default=0.0):
@@ -296,7 +299,44 @@ def _px(value):
     return float(m.group(1)) if m else None
 
 
-def shown_widths(attrs, own_width):
+def tree_hidden_below(css):
+    """The window width below which a stylesheet hides doxygen's side tree and starts the
+    contents at the left (an @media (max-width: W) block with #side-nav's display: none and
+    #doc-content's margin-left: 0): W, the widest window that query matches (1279.98 for
+    kit.css's: a 1279 px window has no tree, a 1280 px one has it); 0 where none does."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    for m in re.finditer(r"@media[^{]*max-width\s*:\s*([0-9.]+)px[^{]*\{((?:[^{}]*\{[^{}]*\})*)[^{}]*\}", css):
+        body = m.group(2)
+        if (re.search(r"#side-nav\s*\{[^}]*display\s*:\s*none", body)
+                and re.search(r"#doc-content\s*\{[^}]*margin-left\s*:\s*0(px)?\s*(!important)?\s*(;|\})", body)):
+            return float(m.group(1))
+    return 0
+
+
+def column_width(window, hidden_below=0):
+    """doxygen's text column in a window this wide: beside the tree, or without it where the
+    page's stylesheets hide it up to hidden_below px (see tree_hidden_below)."""
+    return window - (PLAIN_MARGIN if window <= hidden_below else COLUMN_MARGIN)
+
+
+def page_hidden_below(page, html):
+    """tree_hidden_below over the stylesheets the page links to (those beside it)."""
+    import os
+    below = 0
+    for m in re.finditer(r"<link\b[^>]*>", html, re.I):
+        attrs = _attributes(m.group(0))
+        href = attrs.get("href") or ""
+        if "stylesheet" not in (attrs.get("rel") or "").lower() or "://" in href:
+            continue
+        try:
+            with open(os.path.join(os.path.dirname(page), href.split("?")[0]), encoding="utf-8") as f:
+                below = max(below, tree_hidden_below(f.read()))
+        except OSError:
+            continue
+    return below
+
+
+def shown_widths(attrs, own_width, hidden_below=0):
     """{window: px} the page shows a picture at, from its tag's width and style (min-width,
     max-width in px), in each window of WINDOWS."""
     style = dict((k.strip().lower(), v.strip()) for k, _, v in
@@ -304,7 +344,7 @@ def shown_widths(attrs, own_width):
     width = style.get("width") or attrs.get("width")
     out = {}
     for window in WINDOWS:
-        column = window - COLUMN_MARGIN
+        column = column_width(window, hidden_below)
         if width and width.strip().endswith("%"):
             w = column * float(width.strip()[:-1]) / 100.0
         else:
@@ -326,6 +366,7 @@ def page_problems(page):
     with open(page, encoding="utf-8") as f:
         html = f.read()
     out, found = [], 0
+    hidden_below = page_hidden_below(page, html)
     for m in re.finditer(r"<(object|img)\b[^>]*>", html, re.I):
         attrs = _attributes(m.group(0))
         ref = attrs.get("data") if m.group(1).lower() == "object" else attrs.get("src")
@@ -340,10 +381,13 @@ def page_problems(page):
             continue
         found += 1
         own = _num(ET.fromstring(svg).get("width"))
-        widths = shown_widths(attrs, own)
-        if widths[WINDOWS[-1]] > WINDOWS[-1] - COLUMN_MARGIN + 0.5:
-            out.append("%s: %s is shown %g px wide, wider than the text column (%d px) of a %d px window" % (
-                page, ref, widths[WINDOWS[-1]], WINDOWS[-1] - COLUMN_MARGIN, WINDOWS[-1]))
+        widths = shown_widths(attrs, own, hidden_below)
+        for window in WINDOWS:   # wider than the column, the page scrolls it sideways
+            column = column_width(window, hidden_below)
+            if widths[window] > column + 0.5:
+                out.append("%s: %s is shown %g px wide, wider than the text column (%d px) of a %d px window%s" % (
+                    page, ref, widths[window], column, window,
+                    "" if window <= hidden_below else " beside the side tree"))
         seen = set()
         for window in WINDOWS:
             for line in problems(svg, "%s in %s at %d px" % (ref, os.path.basename(page), window), widths[window]):
@@ -388,14 +432,28 @@ SELF_TESTS = {
                   'text-anchor="middle" textLength="22" lengthAdjust="spacingAndGlyphs">1025</text>', 400, None, None),
 }
 
-# pages: (the tag that embeds a 980 px picture with an 11 px text in a 30 px cell, the words the
-# problem must contain; None: no problem)
+# kit.css's rule: below 1280 px no side tree, the contents at the left
+HIDE_TREE_CSS = ("/* the tree */\n@media (max-width: 1279.98px) {\n  #side-nav { display: none; }\n"
+                 "  #doc-content { margin-left: 0 !important; }\n}\n")
+# pages: (the tag that embeds a 980 px picture with an 11 px text in a 30 px cell, the page's
+# stylesheet (None: none, doxygen's tree everywhere), the words the problem must contain; None: no problem)
 PAGE_TESTS = {
-    "page at 1024": ('<object data="p.svg" width="100%"></object>', "at 1024 px"),
-    "page too wide": ('<object data="p.svg" width="1000"></object>', "wider than the text column"),
-    "page fixed": ('<object data="p.svg" width="980"></object>', None),
-    "page own size": ('<object data="p.svg"></object>', None),
-    "page min-width": ('<object data="p.svg" width="100%" style="min-width: 980px"></object>', None),
+    "page at 1024": ('<object data="p.svg" width="75%"></object>', HIDE_TREE_CSS, "at 1024 px"),
+    "page too wide": ('<object data="p.svg" width="1000"></object>', HIDE_TREE_CSS,
+                      "wider than the text column (989 px) of a 1024 px window"),
+    "page fixed": ('<object data="p.svg" width="980"></object>', HIDE_TREE_CSS, None),
+    "page own size": ('<object data="p.svg"></object>', HIDE_TREE_CSS, None),
+    "page min-width": ('<object data="p.svg" width="100%" style="min-width: 980px"></object>', HIDE_TREE_CSS, None),
+    "page beside the tree": ('<object data="p.svg"></object>', None,
+                             "wider than the text column (733 px) of a 1024 px window beside the side tree"),
+    "page 100% beside the tree": ('<object data="p.svg" width="100%"></object>', None, "as shown 733 px wide"),
+}
+# stylesheets: (text, the widest window without the tree it gives)
+CSS_TESTS = {
+    "hides the tree": (HIDE_TREE_CSS, 1279.98),
+    "keeps the margin": ("@media (max-width: 1279.98px) { #side-nav { display: none; } }", 0),
+    "other rules": ("@media (max-width: 1280px) { div.fragment div.line { font-size: 12px; } }", 0),
+    "commented out": ("/* " + HIDE_TREE_CSS.replace("/* the tree */", "") + " */", 0),
 }
 
 
@@ -414,16 +472,28 @@ def self_test():
         with open(os.path.join(tmp, "p.svg"), "w") as f:
             f.write('<svg xmlns="http://www.w3.org/2000/svg" width="980" height="100"><rect x="10" y="10" '
                     'width="30" height="20"/><text x="25" y="24" font-size="11" text-anchor="middle">12</text></svg>')
-        for name, (tag, expected) in PAGE_TESTS.items():
+        for name, (tag, css, expected) in PAGE_TESTS.items():
             page = os.path.join(tmp, "p.html")
+            with open(os.path.join(tmp, "kit.css"), "w") as f:
+                f.write(css or "")
             with open(page, "w") as f:
-                f.write("<html><body><div class=\"image\">%s</div></body></html>" % tag)
+                f.write("<html><head>%s</head><body><div class=\"image\">%s</div></body></html>" % (
+                    '<link href="kit.css" rel="stylesheet" type="text/css"/>' if css else "", tag))
             found = page_problems(page)
             ok = not found if expected is None else any(expected in line for line in found)
             if not ok:
                 failed += 1
                 print("FAIL: %s: expected %s, found %s" % (name, expected or "no problem", found or "none"))
-    total = len(SELF_TESTS) + len(PAGE_TESTS)
+    for name, (css, expected) in CSS_TESTS.items():
+        if tree_hidden_below(css) != expected:
+            failed += 1
+            print("FAIL: %s: expected no tree up to %g px, found %g" % (name, expected, tree_hidden_below(css)))
+    for window, expected in ((1024, 989), (1279, 1244), (1280, 989), (1440, 1149)):   # as Chromium lays them out
+        if column_width(window, tree_hidden_below(HIDE_TREE_CSS)) != expected:
+            failed += 1
+            print("FAIL: the column of a %d px window: expected %d px, found %g" % (
+                window, expected, column_width(window, tree_hidden_below(HIDE_TREE_CSS))))
+    total = len(SELF_TESTS) + len(PAGE_TESTS) + len(CSS_TESTS) + 4
     print("%d of %d rules %s" % (total - failed, total, "hold" if not failed else "hold: see above"))
     return 1 if failed else 0
 
