@@ -3,7 +3,7 @@
 #   cmake -DCTEST=... -DBUILD=... -DRESULTS=... -DREPORT=... -DCONFIG=... -DTITLE=... -DSTUDENT=...
 #         -DJOBS=N -DGENERATOR=... [-DRELEASED=1,2,3] [-DBUILD_ALL=ON | -DBUILD_TARGET=T]
 #         [-DSTAGE=K | -DLABEL=grade [-DPART=emulated|gpu]] [-DTARGET=check-stage3]
-#         [-DSTATUS_FILE=F] [-DLABS=<the labs folder>] -P check.cmake
+#         [-DSTATUS_FILE=F] [-DLABS=<the labs folder>] [-DGPU_SLOTS=N] -P check.cmake
 # BUILD_ALL builds every target first (make check runs every test of the kit), BUILD_TARGET
 # one target (make check-grade: the grading programs). Old result
 # files go first, so the report shows this run only. CTest's exit status decides the
@@ -155,11 +155,14 @@ if(BUILD_ALL OR BUILD_TARGET)
   endif()
 endif()
 
+# The GPU as a resource of GPU_SLOTS slots (tests/grader/CMakeLists.txt): a timing takes them all.
+set(resources "${BUILD}/kit-resources.json")
+file(WRITE "${resources}" "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"gpu\": [{\"id\": \"0\", \"slots\": ${GPU_SLOTS}}]}]}\n")
 string(TIMESTAMP started "%s")
 # Through ctest_progress.sh: a line as each test starts and ends and, every 15 s, one for each
 # test still running; a failing test's output after its end line (--output-on-failure's).
 execute_process(COMMAND sh "${CMAKE_CURRENT_LIST_DIR}/ctest_progress.sh" "${CTEST}" --test-dir "${BUILD}"
-                        -j ${JOBS} ${select} --no-label-summary --output-junit "${junit}"
+                        -j ${JOBS} ${select} --no-label-summary --output-junit "${junit}" --resource-spec-file "${resources}"
                 RESULT_VARIABLE tests_failed)
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
