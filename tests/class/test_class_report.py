@@ -352,14 +352,19 @@ class ClassReportTest(unittest.TestCase):
         self.assertEqual(sorted(names), ["alice", "bob"])
         with open(os.path.join(self.folder.name, "class-report-leaderboard.html"), encoding="utf-8") as f:
             shared = f.read()
+        # A pseudonym may hold a name ("bobcat" holds "bob"): the names are looked for in what is
+        # left once the pseudonyms are taken out (the test failed about once in 30 runs before).
+        unnamed = shared
+        for name in names.values():
+            unnamed = unnamed.replace(name, "")
         for student, name in names.items():
-            self.assertNotIn(student, shared)
+            self.assertNotIn(student, unnamed)
             self.assertIn(name, shared)
         self.assertLess(shared.index(names["bob"]), shared.index(names["alice"]))  # bob is faster
         with open(self.html, encoding="utf-8") as f:
             page = f.read()
         section = page[page.index("<h2>Leaderboards</h2>"):page.index("<h2>Most common failures</h2>")]
-        self.assertNotIn("alice", section)
+        self.assertNotIn("alice", section.replace(names["alice"], "").replace(names["bob"], ""))
         self.assertIn(names["alice"], section)
         again = self.run_cli(results, self.html, self.csv, "--pseudonyms")  # the same key: the same pseudonyms
         self.assertEqual(again.returncode, 0, again.stderr)
