@@ -99,7 +99,9 @@ static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, 
     const size_t out_bytes = ws.capacity * kit_out_words(stage->problem) * sizeof(int);
     emu_trace_forget_names();
     emu_trace_name(ws.device_input, in_bytes, KIT_INPUT_GUARD * sizeof(int), "in");
-    emu_trace_name(ws.device_partial[0], out_bytes, KIT_PARTIAL_GUARD * sizeof(int), "partial A");
+    /* a one-pass stage's kernel knows its first buffer as its `out` (its answer in out[0]) */
+    emu_trace_name(ws.device_partial[0], out_bytes, KIT_PARTIAL_GUARD * sizeof(int),
+                   stage->passes == KIT_PASSES_ONE ? "out" : "partial A");
     emu_trace_name(ws.device_partial[1], out_bytes, KIT_PARTIAL_GUARD * sizeof(int), "partial B");
     kit_value got;
     memset(&got, 0, sizeof got);

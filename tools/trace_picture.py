@@ -19,7 +19,10 @@ block: the time between two of its barriers. A frame shows
 
 Output: a self-contained HTML page (inline CSS and JS, no network) where a reader steps
 through the launch, clicks a lane to follow one thread (its accesses and lines), and picks the
-block size, launch, block and implementation (--compare: the reference's beside the lab's);
+block size, launch, block and implementation (--compare: the reference's beside the lab's),
+and, under the step, the blocks' meeting where a launch's blocks meet (each block's loads,
+stores and atomics on __device__ variables and its atomics on global memory, in the order the
+blocks ran, with the values they left; a stale or early read red, at its line);
 or, with --svg, one static SVG of one block from its start to its end (the block's drawing,
 below: loads and their sectors, the tree in shared memory with its arrows and banks, the warps'
 shuffles lane to lane, the blocks' meeting, what went wrong, the counters). The docs' stage
@@ -39,7 +42,7 @@ import json
 import struct
 import sys
 
-VERSION = 1
+VERSION = 2
 
 # Geometry, in CSS pixels of a page 1280 px wide: every text is at least 11 px.
 FONT = 12
@@ -123,11 +126,26 @@ def array_name(arrays, aid):
     return arrays[aid]["name"]
 
 
+def is_device_scalar(arrays, aid, nbytes=None):
+    """A __device__ variable that is one word, not an array: named without an index."""
+    a = arrays[aid] if aid is not None and 0 <= aid < len(arrays) else None
+    return a is not None and a["space"] == "device" and a["bytes"] <= 16 and (nbytes is None or nbytes == a["bytes"])
+
+
+def value_text(arrays, aid, value, nbytes=None):
+    """A value as the access moved it; a __device__ variable's 8- or 16-byte word in hexadecimal."""
+    if isinstance(value, list) and is_device_scalar(arrays, aid):
+        return word_text(value, nbytes or 4 * len(value))
+    return full(value)
+
+
 def element(arrays, aid, offset, nbytes):
     a = arrays[aid] if 0 <= aid < len(arrays) else None
     size = 4 if nbytes <= 4 else nbytes
     if a is None:
         return "memory[%d]" % offset
+    if is_device_scalar(arrays, aid, nbytes) and offset == 0:
+        return a["name"]
     return "%s[%d]" % (a["name"], offset // size) if offset >= 0 else "%s[%d]" % (a["name"], -((-offset) // size))
 
 
@@ -181,9 +199,10 @@ def build_block(trace, launch_index, block_index, source, problem):
                                        element(arrays, aid, offset, nbytes), full(value))
             else:
                 what = "%s %s = %s (%d bytes)" % ("loads" if op == "ld" else "stores" if op == "st" else "atomic on",
-                                                  element(arrays, aid, offset, nbytes), full(value), nbytes)
+                                                  element(arrays, aid, offset, nbytes),
+                                                  value_text(arrays, aid, value, nbytes), nbytes)
                 if op == "atom":
-                    what += ", now %s" % full(ev[8])
+                    what += ", now %s" % value_text(arrays, aid, ev[8], nbytes)
             f.by_thread.setdefault(t, []).append("%s (%s)" % (what, describe_line(line, source)))
         elif op == "bar":
             f.by_thread.setdefault(t, []).append("waits at %s (%s)" % (ev[4], describe_line(ev[3], source)))
@@ -220,20 +239,64 @@ def build_block(trace, launch_index, block_index, source, problem):
                 continue
             aid = ev[3]
             a = arrays[aid] if 0 <= aid < len(arrays) else None
-            if a is None or a["space"] != "global":
+            if a is None or a["space"] == "shared":
                 continue
             entry = summary.setdefault((a["name"], ev[2], ev[5]), [set(), None, None])
             entry[0].add(ev[0])
             index = ev[4] // (4 if ev[5] <= 4 else ev[5])
             entry[1] = index if entry[1] is None else min(entry[1], index)
             entry[2] = index if entry[2] is None else max(entry[2], index)
+        device = dict((a["name"], a) for a in arrays if a["space"] == "device")
         for (name, op, nbytes), (who, lo, hi) in sorted(summary.items()):
             verb = {"ld": "loaded", "st": "stored", "atom": "made atomics on"}[op]
             unit = {1: "byte", 2: "short", 4: "int", 8: "8-byte pair", 16: "int4"}.get(nbytes, "%d bytes" % nbytes)
+            if name in device and device[name]["bytes"] == nbytes:  # a __device__ variable of one word
+                f.global_text.append("%d thread%s %s the __device__ variable %s (%d bytes, declared at %s)" % (
+                    len(who), "" if len(who) == 1 else "s", verb, name, nbytes, describe_line(device[name]["line"], None)))
+                continue
             f.global_text.append("%d thread%s %s %s %s[%s] (%s%s)" % (
                 len(who), "" if len(who) == 1 else "s", verb, "" if op == "atom" else "",
                 name, lo if lo == hi else "%d..%d" % (lo, hi), unit, "" if nbytes == 4 else ", %d bytes each" % nbytes))
     return frames, shared_words, threads
+
+
+def err_element(arrays, err):
+    """The word an error between blocks is about, as its access moved it."""
+    value = err["accesses"][0]["value"]
+    return element(arrays, err["array"], err["offset"], 4 * len(value) if isinstance(value, list) else 4)
+
+
+def block_name(trace, launch_index, block_index):
+    """Block `block_index` of a launch (the order it ran in) by its blockIdx."""
+    blocks = trace["launches"][launch_index]["blocks"]
+    if block_index is None or not 0 <= block_index < len(blocks):
+        return "?"
+    index = blocks[block_index]["index"]
+    return str(index[0]) if index[1:] == [0, 0] else ",".join(str(x) for x in index)
+
+
+def between_blocks_text(trace, launch_index, err, arrays, source):
+    """What a stale or early read between blocks was, in words; and the thread that read."""
+    if err["kind"] == "stale_read":
+        store, load = err["accesses"]
+        published = any(e[2] == "atom" for b in trace["launches"][launch_index]["blocks"] for e in b["events"])
+        text = ("stale read of %s: thread %d loaded %s (%s), but block %s had stored %s there (%s)%s" % (
+            err_element(arrays, err), load["thread"], value_text(arrays, err["array"], load["value"]),
+            describe_line(load["line"], source), block_name(trace, launch_index, err["stored_by_block"]),
+            value_text(arrays, err["array"], store["value"]), describe_line(store["line"], source),
+            ", and no __threadfence() between that store and the block's atomic published it"
+            if published or store["op"] != "st" else
+            ": a plain store is not seen by the other blocks until the kernel ends, unless an atomic or a "
+            "__threadfence() publishes it"))
+        return text, load["thread"]
+    load, later = err["accesses"]
+    text = ("early read of %s: thread %d loaded %s (%s). Block %s ran after this block and %s it, leaving %s "
+            "(%s): a GPU runs the blocks in any order, so what this block read depends on which ran first" % (
+                err_element(arrays, err), load["thread"], value_text(arrays, err["array"], load["value"]),
+                describe_line(load["line"], source), block_name(trace, launch_index, err["written_by_block"]),
+                "then made its atomic on" if later["op"] == "atom" else "then stored to",
+                value_text(arrays, err["array"], later["value"]), describe_line(later["line"], source)))
+    return text, load["thread"]
 
 
 def attach_errors(trace, launch_index, block_index, frames, arrays, source, problem):
@@ -260,14 +323,9 @@ def attach_errors(trace, launch_index, block_index, frames, arrays, source, prob
                         "stored" if second["op"] == "st" else "loaded", full(second["value"]),
                         describe_line(second["line"], source)))
             f.errors.append(("race", text, [first["thread"], second["thread"]]))
-        elif kind == "stale_read":
-            store, load = err["accesses"]
-            text = ("stale read of %s: thread %d loaded %s (%s), but block %d had stored %s there (%s) and no "
-                    "__threadfence() published it before its atomic" % (
-                        element(arrays, err["array"], err["offset"], 4), load["thread"], full(load["value"]),
-                        describe_line(load["line"], source), err["stored_by_block"], full(store["value"]),
-                        describe_line(store["line"], source)))
-            f.errors.append(("stale_read", text, [load["thread"]]))
+        elif kind in ("stale_read", "early_read"):
+            text, thread = between_blocks_text(trace, launch_index, err, arrays, source)
+            f.errors.append((kind, text, [thread]))
         elif kind == "past_the_end":
             acc = err["accesses"][0]
             a = arrays[err["array"]]
@@ -538,7 +596,7 @@ table.counters td, table.counters th { border: 1px solid #ccc; padding: 2px 6px;
 </div>
 <div id="result"></div>
 <ul id="errors"></ul>
-<div id="main"><div id="frame"></div>
+<div id="main"><div id="frame"></div><div id="meeting"></div>
 <div id="side"><div id="thread"></div><div id="source"></div><div id="counters"></div></div></div>
 <script id="data" type="application/octet-stream">%(data)s</script>
 <script>
@@ -579,6 +637,8 @@ function show() {
   if (S.step < 0) S.step = 0;
   const f = v.frames[S.step];
   $('frame').innerHTML = f.svg;
+  const meeting = (D.meetings || []).find(m => m.impl === S.impl && m.run === S.run && m.launch === S.launch);
+  $('meeting').innerHTML = meeting ? meeting.svg : '';
   $('stepno').textContent = 'step ' + (S.step + 1) + ' of ' + v.frames.length;
   $('stepno').dataset.steps = v.frames.length;
   const run = D.impls[S.impl].runs[S.run];
@@ -652,6 +712,44 @@ document.onkeydown = e => { if (e.key === 'ArrowRight') { S.step++; show(); } if
 """
 
 
+def meets(trace, launch_index):
+    """Whether the blocks of a launch meet: two blocks or more, and a __device__ variable, an
+    atomic on global memory or a read that went wrong between them."""
+    launch = trace["launches"][launch_index]
+    if len(launch["blocks"]) < 2:
+        return False
+    arrays = trace["arrays"]
+    for b in launch["blocks"]:
+        for ev in b["events"]:
+            if ev[2] in ("ld", "st", "atom") and 0 <= ev[3] < len(arrays):
+                space = arrays[ev[3]]["space"]
+                if space == "device" or (ev[2] == "atom" and space != "shared"):
+                    return True
+    return any(e.get("launch") == launch_index and e["kind"] in ("stale_read", "early_read")
+               for e in trace.get("errors", []))
+
+
+def meetings(doc, max_launches=3):
+    """The blocks' meeting of every launch whose blocks meet (meets()), as SVG, for the page:
+    [{"impl", "run", "launch", "svg"}]."""
+    out = []
+    for ii, impl in enumerate(doc["impls"]):
+        for ri, run in enumerate(impl["runs"]):
+            trace = run["trace"]
+            for li in range(min(len(trace["launches"]), max_launches)):
+                if not meets(trace, li):
+                    continue
+                d = BlockDrawing(doc, ii, ri, li, 0, impl.get("source_lines"), tips=False)
+                d.draw_meeting([li])
+                height = int(d.y + 14)
+                out.append({"impl": ii, "run": ri, "launch": li, "svg": (
+                    '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+                    'font-family="DejaVu Sans Mono, monospace" class="meeting">'
+                    '<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>%s</svg>' % (
+                        DOC_WIDTH, height, DOC_WIDTH, height, DOC_WIDTH, height, "".join(d.c.parts)))})
+    return out
+
+
 def page(doc):
     vs = views(doc)
     impls = []
@@ -667,7 +765,7 @@ def page(doc):
                          "blocks": [[b["index"][0] for b in l["blocks"]] for l in trace["launches"]]})
         impls.append({"impl": impl["impl"], "runs": runs, "source_lines": impl.get("source_lines")})
     title = "Stage %d (%s): what every thread did" % (doc["stage"], doc["title"])
-    raw = json.dumps({"impls": impls, "views": vs}, separators=(",", ":")).encode()
+    raw = json.dumps({"impls": impls, "views": vs, "meetings": meetings(doc)}, separators=(",", ":")).encode()
     data = base64.b64encode(gzip.compress(raw, 9, mtime=0)).decode()
     return PAGE % {"title": esc(title), "data": data, "script": SCRIPT, "svgstyle": STYLE}
 
@@ -1655,7 +1753,9 @@ class BlockDrawing:
                     names.setdefault(aid, []).append((off // max(4, nb), value))
                 for aid, items in names.items():
                     name = self.arrays[aid]["name"] if 0 <= aid < len(self.arrays) else "device memory"
-                    if len(items) == 1:
+                    if len(items) == 1 and is_device_scalar(self.arrays, aid):  # a __device__ variable: no index
+                        lines.append("thread %d stores %s = %s" % (t, name, self.meeting_value(aid, items[0][1], 0)))
+                    elif len(items) == 1:
                         lines.append("thread %d stores %s[%d] = %s" % (t, name, items[0][0], self.numbers.cell(items[0][1])
                                                                           if not isinstance(items[0][1], list) else full(items[0][1])))
                     else:
@@ -1801,76 +1901,127 @@ class BlockDrawing:
 
     # --- between the blocks
 
-    def draw_meeting(self):
-        """The blocks' meeting: in a one-pass stage, the atomics of every block on the words they
-        meet in, in the order the blocks ran; in a stage of many passes, the partial results each
-        block stores and the next launch reads."""
+    def draw_meeting(self, launch_indices=None):
+        """The blocks' meeting: in a one-pass stage, what every block did to the memory the
+        blocks share (global memory and __device__ variables: the atomics on the words they meet
+        in, with the value each leaves, the loads and stores of __device__ variables), in the
+        order the blocks ran; in a stage of many passes, the partial results each block stores
+        and the next launch reads. A read that went wrong between the blocks (stale, early) is
+        drawn red in its block's row, with its line, and said in words under the block."""
         launches = self.trace["launches"]
-        if len(launches) == 1 and len(launches[0]["blocks"]) == 1:
-            return
-        self.heading("blocks", "Between the blocks: what each block leaves in global memory for the others, in "
-                               "the order the emulator ran them (a GPU runs them in any order).")
-        for li, launch in enumerate(launches):
+        if launch_indices is None:
+            if len(launches) == 1 and len(launches[0]["blocks"]) == 1:
+                return
+            launch_indices = range(len(launches))
+        self.heading("blocks", "Between the blocks: what each block did to the memory all blocks share (global "
+                               "memory and __device__ variables), in the order the emulator ran them (a GPU runs "
+                               "them in any order). A red row is a read that went wrong.")
+        arrays = self.arrays
+        for li in launch_indices:
+            launch = launches[li]
             blocks = launch["blocks"]
             self.para("Launch %d: %d block%s of %d threads%s." % (
                 li + 1, launch["grid"][0], "" if launch["grid"][0] == 1 else "s", launch["block"][0],
                 "" if len(blocks) == 1 else ", run in the order " + ", ".join("block %d" % b["index"][0] for b in blocks)),
                 11, C_NOTE)
+            used = sorted(set(ev[3] for b in blocks for ev in b["events"] if ev[2] in ("ld", "st", "atom")
+                              and 0 <= ev[3] < len(arrays) and arrays[ev[3]]["space"] == "device"))
+            for aid in used:
+                a = arrays[aid]
+                self.para("%s: a __device__ %s of %d bytes (%s), one for the whole grid: every block reads and "
+                          "writes the same one%s." % (
+                              a["name"], "variable" if is_device_scalar(arrays, aid) else "array", a["bytes"],
+                              "declared at " + describe_line(a.get("line", 0), None),
+                              "; 8-byte words in hexadecimal, 4 digits a group" if a["bytes"] == 8 else ""),
+                          11, C_NOTE)
+            # the reads that went wrong between the blocks, by (block, thread, line, array, offset)
+            bad = {}
+            for err in self.trace.get("errors", []):
+                if err.get("launch") != li or err["kind"] not in ("stale_read", "early_read"):
+                    continue
+                load = err["accesses"][1] if err["kind"] == "stale_read" else err["accesses"][0]
+                bad.setdefault((err["block"], load["thread"], load["line"], err["array"], err["offset"]), err)
             first_seen = {}
             for rank, b in enumerate(blocks):
-                rows = []   # (text before the box, box text, text after)
+                rows = []   # (text before the box, box text, text after, error or None)
                 reads = {}
+                said = []   # this block's errors, in words
                 for ev in b["events"]:
                     if ev[2] not in ("ld", "st", "atom"):
                         continue
                     aid = ev[3]
-                    a = self.arrays[aid] if 0 <= aid < len(self.arrays) else None
+                    a = arrays[aid] if 0 <= aid < len(arrays) else None
                     if a is not None and a["space"] == "shared":
                         continue
+                    where = "(%s)" % describe_line(ev[7], None)
+                    err = bad.pop((rank, ev[0], ev[7], aid, ev[4]), None)
+                    if err is not None:
+                        said.append(between_blocks_text(self.trace, li, err, arrays, self.source)[0])
                     if ev[2] == "ld":
-                        if a is not None and a["name"] != "in":
-                            reads.setdefault(a["name"], []).append(ev[4] // 4)
-                        continue
-                    if ev[2] == "st":
-                        name = a["name"] if a else "device memory"
-                        value = self.numbers.cell(ev[6]) if not isinstance(ev[6], list) else full(ev[6])
-                        rows.append(("thread %d stores %s[%d] =" % (ev[0], name, ev[4] // max(4, ev[5])), value, ""))
+                        if err is None and (a is None or a["space"] != "device"):
+                            if a is not None and a["name"] != "in":
+                                reads.setdefault(a["name"], []).append(ev[4] // 4)
+                            continue
+                        rows.append(("thread %d loads %s =" % (ev[0], element(arrays, aid, ev[4], ev[5])),
+                                     self.meeting_value(aid, ev[6], ev[5]), where, err))
+                    elif ev[2] == "st":
+                        name = element(arrays, aid, ev[4], ev[5]) if a else "device memory"
+                        rows.append(("thread %d stores %s =" % (ev[0], name), self.meeting_value(aid, ev[6], ev[5]),
+                                     where, None))
                     else:
                         key = (aid, ev[4], ev[5])
-                        word = self.word_name(aid, ev[5])
+                        word = element(arrays, aid, ev[4], ev[5]) if a else self.word_name(aid, ev[5])
                         if key not in first_seen:
                             first_seen[key] = True
-                            rows.append(("%s before the launch:" % word, word_text(ev[6], ev[5]), ""))
-                        rows.append(("thread %d's atomic: %s becomes" % (ev[0], word), word_text(ev[8], ev[5]),
-                                     ""))
+                            rows.append(("%s before the launch:" % word, self.meeting_value(aid, ev[6], ev[5]), "",
+                                         None))
+                        rows.append(("thread %d's atomic on %s leaves" % (ev[0], word),
+                                     self.meeting_value(aid, ev[8], ev[5]), where, None))
                 for name, idx in sorted(reads.items()):
-                    rows.insert(0, ("reads %s[%s]" % (name, number_list(idx)), None, ""))
+                    rows.insert(0, ("reads %s[%s]" % (name, number_list(idx)), None, "", None))
                 if not rows:
-                    rows = [("leaves nothing in global memory", None, "")]
-                if len(rows) > 6:
-                    rows = rows[:5] + [("... and %d more" % (len(rows) - 5), None, "")]
+                    rows = [("leaves nothing in global memory", None, "", None)]
+                if len(rows) > 8:  # the rows that went wrong are always kept
+                    kept = [r for k, r in enumerate(rows) if k < 6 or r[3] is not None]
+                    kept.append(("... and %d more" % (len(rows) - len(kept)), None, "", None))
+                    rows = kept
                 self.y += 8
                 top = self.y
-                self.c.rect(COL0, top, 96, 18, "#dfe8f5", "#7d93b8", 1, cls="block")
+                wrong = any(r[3] is not None for r in rows)
+                self.c.rect(COL0, top, 96, 18, "#f9d6d6" if wrong else "#dfe8f5", C_BAD if wrong else "#7d93b8", 1,
+                            cls="block")
                 self.c.text(COL0 + 48, top + 13, "block %d" % b["index"][0], 11, C_TEXT, anchor="middle")
                 x_text = COL0 + 96 + 34
                 self.c.line(COL0 + 97, top + 9, x_text - 10, top + 9, C_ARROW, 1.2, cls="arrow")
                 self.c.head(x_text - 5, top + 9, 1, 0, C_ARROW)
                 y = top
-                for k, (before, box, after) in enumerate(rows):
+                for k, (before, box, after, err) in enumerate(rows):
                     if k:
                         y += 22
                     label = ("%s: " % ordinal(rank + 1) if k == 0 and len(blocks) > 1 else "") + before
-                    self.c.text(x_text, y + 13, label, 11, C_TEXT)
+                    self.c.text(x_text, y + 13, label, 11, C_BAD if err else C_TEXT, weight="bold" if err else None,
+                                cls="bad" if err else None)
                     x = x_text + text_width(label, 11) + 8
                     if box is not None:
                         w = text_width(box, 11) + 10
-                        self.c.rect(x, y, w, 18, C_REG, C_REG_EDGE, 1, cls="word")
+                        self.c.rect(x, y, w, 18, C_RACE if err else C_REG, C_BAD if err else C_REG_EDGE, 2 if err else 1,
+                                    cls="bad" if err else "word")
                         self.c.text(x + w / 2.0, y + 13, box, 11, C_TEXT, anchor="middle")
                         x += w + 8
                     if after:
-                        self.c.text(x, y + 13, after, 11, C_NOTE)
+                        self.c.text(x, y + 13, after, 11, C_BAD if err else C_NOTE, cls="bad" if err else None)
                 self.y = y + 18
+                for text in said:
+                    self.para(text, 11, C_BAD, x=x_text, width=DOC_WIDTH - x_text - 8, weight="bold")
+
+    def meeting_value(self, aid, value, nbytes):
+        """A value in the blocks' meeting, whole (not cut to a cell's 4 characters)."""
+        if isinstance(value, list):
+            return value_text(self.arrays, aid, value, nbytes)
+        if 0 <= aid < len(self.arrays) and self.arrays[aid]["space"] == "device":
+            return str(i32(value))
+        v = self.numbers.value(value)
+        return ("%.6g" % v) if self.numbers.float else str(v)
 
     # --- the whole picture
 

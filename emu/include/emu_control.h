@@ -164,18 +164,19 @@ int emu_counters_available(void);
 /*
  * ---------------------------------------------------------------- the trace
  * What every GPU thread of a small launch did, for a picture of a kernel
- * (tools/trace_picture.py): each load and store of shared memory and of memory cudaMalloc gave
- * (value, bytes, source line), each barrier, warp operation, fence and atomic, the threads
- * active in each step (a step: the time between two barriers of a block), and where a race,
- * a stale read (a store no fence published), an access past the end of a named array or the
- * launch's fault happened. The JSON is described in docs/trace_format.md. Plain build only
+ * (tools/trace_picture.py): each load and store of shared memory, of memory cudaMalloc gave and
+ * of the stage file's __device__ variables (value, bytes, source line), each barrier, warp
+ * operation, fence and atomic, the threads active in each step (a step: the time between two
+ * barriers of a block), and where a race, a stale read (a store no fence published), an early
+ * read (before a block that ran later wrote the word), an access past the end of a named array
+ * or the launch's fault happened. The JSON is described in docs/trace_format.md. Plain build only
  * (the race build traces nothing); off unless started, at the cost of one test per access.
  * Meant for a few blocks: past 16 blocks a launch, 16 launches or 2^20 records, the rest is
  * counted, not kept.
  */
 
 /** The trace format's version, the "version" of docs/trace_format.md. */
-#define EMU_TRACE_VERSION 1
+#define EMU_TRACE_VERSION 2
 
 /** 1 when this build can trace (the plain, counting build), 0 otherwise. */
 int emu_trace_available(void);

@@ -277,6 +277,16 @@ struct shared_decl<E[N]> { /* an array: a checked view of this block's copy */
 
 extern bool tracing; /* a trace is being recorded (emu_control.h, emu_trace_start) */
 void trace_shared_array(const char *name, size_t offset, size_t bytes);
+/** A file-scope `__device__` variable of a stage file, declared at file:line. The build step
+ *  (tools/cuda_to_cpp.cpp) writes one after each, a constant, and a pointer to it in the
+ *  section emu_device_variables (no code runs before main: the grader's audit forbids it), so
+ *  that the trace names the variable's accesses (src/trace.cpp). */
+struct device_variable {
+    const volatile void *address;
+    size_t bytes;
+    const char *name, *file;
+    int line;
+};
 
 template <class E>
 shared_view<E> extern_shared(const char *name, const char *file)

@@ -6,9 +6,10 @@
  *
  * Off, a trace costs one test of `tracing` per memory access (in ThreadSanitizer's callbacks,
  * counters.cpp), per barrier and per warp meeting: the emulated grading never turns it on.
- * On, it keeps one record per access of shared memory or of memory cudaMalloc gave (the
- * thread, its step, the bytes and the value they held or were given, the address of the
- * instruction), per barrier, warp operation, fence and atomic, up to kMaxEvents records and
+ * On, it keeps one record per access of shared memory, of memory cudaMalloc gave or of a stage
+ * file's __device__ variable (which the build step names: emu::device_variable): the thread, its
+ * step, the bytes and the value they held or were given, the address of the instruction; and
+ * one per barrier, warp operation, fence and atomic, up to kMaxEvents records and
  * kMaxBlocks blocks a launch, the last to run among them (the rest is counted, not kept: "truncated").
  *
  * Where things went wrong is worked out when the trace is written, from the records alone:
@@ -19,6 +20,9 @@
  *   - a stale read: a block loads a word that an earlier block of the same launch stored, and
  *     gets another value: the store was never published (a missing __threadfence(), counters.cpp,
  *     "when other blocks see a store");
+ *   - an early read: a block loads a word that a block running after it then writes, and makes
+ *     no atomic on it itself after the load: what it read depends on the blocks' order (a "last
+ *     block" taken by its index, reading a total before the others added);
  *   - past the end: an access to a named array (emu_trace_name) outside its valid bytes, in the
  *     guard words around it;
  *   - the launch's fault, as the scheduler reported it (an index outside a shared array, a
@@ -46,6 +50,14 @@
 
 #include "emu_internal.h"
 #include "emu_kernel.h"
+
+/* The stage files' __device__ variables: pointers to the entries the build step writes after
+ * each one, in the section emu_device_variables, which the linker bounds with these two symbols
+ * (weak: none when no stage file of the program has one). */
+extern "C" {
+extern const emu::device_variable *const __start_emu_device_variables[] __attribute__((weak));
+extern const emu::device_variable *const __stop_emu_device_variables[] __attribute__((weak));
+}
 
 namespace emu {
 
@@ -83,12 +95,15 @@ struct Event {
 };
 
 struct Array {
-    std::string name, space; /* "shared" or "global" */
-    unsigned long long base; /* global: address; shared: byte offset in the block's shared memory */
+    std::string name, space; /* "shared", "global" (memory cudaMalloc gave) or "device" (a __device__ variable) */
+    unsigned long long base; /* global, device: address; shared: byte offset in the block's shared memory */
     unsigned long long bytes, valid; /* valid: the bytes the kernel may touch (global, named) */
     unsigned long long margin;       /* guard bytes on each side that still count as this array */
     unsigned launch;                 /* shared arrays belong to a launch; global: ~0u */
+    std::string file;                /* device: where the variable is declared */
+    int line = 0;
 };
+
 
 struct Meeting {
     unsigned base, mask;
@@ -215,20 +230,25 @@ int find_array(unsigned long long address, bool shared, long long *offset)
             *offset = (long long)(at - T.arrays[(size_t)best].base);
         return best;
     }
-    for (size_t i = 0; i < T.arrays.size(); i++) {
-        const Array &a = T.arrays[i];
-        if (a.space == "global" && address + a.margin >= a.base && address < a.base + a.valid + a.margin) {
-            *offset = (long long)(address - a.base);
-            return (int)i;
+    /* An array's own bytes first, then its guards: a guard of one array may cover another
+     * (the harness's partial results lie in the input's guard bytes) */
+    for (int guards = 0; guards < 2; guards++)
+        for (size_t i = 0; i < T.arrays.size(); i++) {
+            const Array &a = T.arrays[i];
+            unsigned long long margin = guards ? a.margin : 0;
+            if (a.space != "shared" && address + margin >= a.base && address < a.base + a.valid + margin) {
+                *offset = (long long)(address - a.base);
+                return (int)i;
+            }
         }
-    }
     return -1;
 }
 
 int add_array(const char *name, const char *space, unsigned long long base, unsigned long long bytes,
               unsigned long long valid, unsigned long long margin, unsigned launch)
 {
-    Array a;
+    T.arrays.emplace_back();
+    Array &a = T.arrays.back();
     a.name = name;
     a.space = space;
     a.base = base;
@@ -236,8 +256,35 @@ int add_array(const char *name, const char *space, unsigned long long base, unsi
     a.valid = valid;
     a.margin = margin;
     a.launch = launch;
-    T.arrays.push_back(a);
     return (int)T.arrays.size() - 1;
+}
+
+/** The global array an access at \p address outside shared memory falls in, and its offset
+ *  there: a named one, memory the launcher allocated itself ("device memory"), or a
+ *  __device__ variable (by its name); -1 when none (a thread's own stack, host memory,
+ *  threadIdx and the like). */
+int global_array(unsigned long long address, long long *offset)
+{
+    int array = find_array(address, false, offset);
+    if (array >= 0)
+        return array;
+    unsigned long long begin = 0, end = 0;
+    if (device_allocation(address, &begin, &end)) { /* memory the launcher itself allocated */
+        *offset = (long long)(address - begin);
+        return add_array("device memory", "global", begin, end - begin, end - begin, 0, ~0u);
+    }
+    for (const device_variable *const *at = __start_emu_device_variables; at && at < __stop_emu_device_variables; at++) {
+        const device_variable *v = *at;
+        if (address - (unsigned long long)(const void *)v->address < v->bytes) {
+            const unsigned long long base = (unsigned long long)(const void *)v->address;
+            *offset = (long long)(address - base);
+            array = add_array(v->name, "device", base, v->bytes, v->bytes, 0, ~0u);
+            T.arrays[(size_t)array].file = v->file ? v->file : "";
+            T.arrays[(size_t)array].line = v->line;
+            return array;
+        }
+    }
+    return -1;
 }
 
 /* ---------------------------------------------------------------- source lines */
@@ -434,6 +481,22 @@ void write_access(FILE *f, const char *role, const Event &e, const Where &w, con
     fprintf(f, "}");
 }
 
+/** Adds to \p errors what \p write prints (one error's JSON): the errors are gathered while the
+ *  launches are written, and written after them. Nothing is added if no memory was left. */
+template <class Write> void add_error(std::vector<std::string> &errors, Write write)
+{
+    char *out = nullptr;
+    size_t size = 0;
+    FILE *m = open_memstream(&out, &size);
+    if (!m)
+        return;
+    write(m);
+    fclose(m);
+    if (out && size)
+        errors.push_back(std::string(out, size));
+    free(out);
+}
+
 const char *state_name(int state)
 {
     /* the scheduler's fiber_state: RUNNING, AT_BARRIER, AT_WARP, AT_GRID, EXITED */
@@ -479,14 +542,9 @@ void trace_access(const volatile void *p, unsigned bytes, bool store, const void
             offset = (long long)(a - counting.shared_base);
         }
     } else {
-        array = find_array(a, false, &offset);
-        unsigned long long begin = 0, end = 0;
-        if (array < 0 && device_allocation(a, &begin, &end)) { /* memory the launcher itself allocated */
-            array = add_array("device memory", "global", begin, end - begin, end - begin, 0, ~0u);
-            offset = (long long)(a - begin);
-        }
+        array = global_array(a, &offset);
         if (array < 0)
-            return; /* a thread's own stack, host memory, a __device__ variable: not recorded */
+            return; /* a thread's own stack, host memory, threadIdx: not recorded */
     }
     unsigned thread = running_thread();
     const bool piece = store && next_piece(thread, a);
@@ -511,12 +569,7 @@ void trace_atomic(const void *p, unsigned bytes, const void *pc)
     unsigned long long a = (unsigned long long)p;
     long long offset = 0;
     bool shared = a - counting.shared_base < counting.shared_bytes;
-    int array = find_array(a, shared, &offset);
-    unsigned long long begin = 0, end = 0;
-    if (array < 0 && !shared && device_allocation(a, &begin, &end)) {
-        array = add_array("device memory", "global", begin, end - begin, end - begin, 0, ~0u);
-        offset = (long long)(a - begin);
-    }
+    int array = shared ? find_array(a, true, &offset) : global_array(a, &offset);
     Event *e = add_event(OP_ATOMIC, running_thread());
     if (!e)
         return;
@@ -780,15 +833,19 @@ int emu_trace_write_json(FILE *f)
         fprintf(f, "%s\n  {\"id\": %zu, \"name\": ", i ? "," : "", i);
         json_string(f, a.name);
         fprintf(f, ", \"space\": \"%s\", \"bytes\": %llu", a.space.c_str(), a.bytes);
-        if (a.space == "shared")
+        if (a.space == "shared") {
             fprintf(f, ", \"offset\": %llu, \"launch\": %u", a.base, a.launch);
-        else
+        } else if (a.space == "device") {
+            fprintf(f, ", \"file\": ");
+            json_string(f, a.file);
+            fprintf(f, ", \"line\": %d", a.line);
+        } else {
             fprintf(f, ", \"valid_bytes\": %llu, \"guard_bytes\": %llu", a.valid, a.margin);
+        }
         fprintf(f, "}");
     }
     fprintf(f, "],\n \"launches\": [");
     unsigned long long races_total = 0;
-    char buffer[512];
     /* the errors, gathered as JSON text while the launches are written */
     std::vector<std::string> error_texts;
     for (size_t li = 0; li < T.launches.size(); li++) {
@@ -892,26 +949,22 @@ int emu_trace_write_json(FILE *f)
             races_total += block_races;
             for (auto &r : races) {
                 const Event &a = T.events[r.first], &c = T.events[r.second];
-                char *out = nullptr;
-                size_t size = 0;
-                FILE *m = open_memstream(&out, &size);
-                fprintf(m, "{\"kind\": \"race\", \"launch\": %zu, \"block\": %zu, \"step\": %u, \"array\": %d, "
-                        "\"offset\": %lld, \"accesses\": [", li, k, a.step, a.array,
-                        a.offset + (long long)(((c.address > a.address ? c.address : a.address) -
-                                                a.address) & ~3ull));
-                write_access(m, "first", a, where_of(a, lines), l);
-                fprintf(m, ", ");
-                write_access(m, "second", c, where_of(c, lines), l);
-                fprintf(m, "]}");
-                fclose(m);
-                error_texts.push_back(std::string(out, size));
-                free(out);
+                add_error(error_texts, [&](FILE *m) {
+                    fprintf(m, "{\"kind\": \"race\", \"launch\": %zu, \"block\": %zu, \"step\": %u, \"array\": %d, "
+                            "\"offset\": %lld, \"accesses\": [", li, k, a.step, a.array,
+                            a.offset + (long long)(((c.address > a.address ? c.address : a.address) -
+                                                    a.address) & ~3ull));
+                    write_access(m, "first", a, where_of(a, lines), l);
+                    fprintf(m, ", ");
+                    write_access(m, "second", c, where_of(c, lines), l);
+                    fprintf(m, "]}");
+                });
             }
-            if (block_races > races.size()) {
-                snprintf(buffer, sizeof buffer, "{\"kind\": \"races_not_listed\", \"launch\": %zu, \"block\": %zu, "
-                         "\"count\": %llu}", li, k, block_races - races.size());
-                error_texts.push_back(buffer);
-            }
+            if (block_races > races.size())
+                add_error(error_texts, [&](FILE *m) {
+                    fprintf(m, "{\"kind\": \"races_not_listed\", \"launch\": %zu, \"block\": %zu, \"count\": %llu}", li,
+                            k, block_races - races.size());
+                });
             /* past the end of a named array */
             unsigned past = 0;
             for (size_t i = b.first; i < b.end && past < 8; i++) {
@@ -922,64 +975,118 @@ int emu_trace_write_json(FILE *f)
                 if (a.space != "global" || (e.offset >= 0 && (unsigned long long)e.offset + e.bytes <= a.valid))
                     continue;
                 past++;
-                char *out = nullptr;
-                size_t size = 0;
-                FILE *m = open_memstream(&out, &size);
-                fprintf(m, "{\"kind\": \"past_the_end\", \"launch\": %zu, \"block\": %zu, \"step\": %u, \"array\": %d, "
-                        "\"offset\": %lld, \"accesses\": [", li, k, e.step, e.array, e.offset);
-                write_access(m, "only", e, where_of(e, lines), l);
-                fprintf(m, "]}");
-                fclose(m);
-                error_texts.push_back(std::string(out, size));
-                free(out);
+                add_error(error_texts, [&](FILE *m) {
+                    fprintf(m, "{\"kind\": \"past_the_end\", \"launch\": %zu, \"block\": %zu, \"step\": %u, "
+                            "\"array\": %d, \"offset\": %lld, \"accesses\": [", li, k, e.step, e.array, e.offset);
+                    write_access(m, "only", e, where_of(e, lines), l);
+                    fprintf(m, "]}");
+                });
             }
         }
         fprintf(f, "]}");
-        /* stale reads: a block loads what an earlier block of this launch stored, and gets another value */
+        /* Between the blocks, per word of global memory or of a __device__ variable (accesses of
+         * up to 16 bytes, by their address). Stale reads: a block loads what an earlier block of
+         * this launch stored, and gets another value. */
+        auto between_blocks = [&](const Event &e) {
+            return e.op <= OP_ATOMIC && e.array >= 0 && T.arrays[(size_t)e.array].space != "shared";
+        };
         struct Stored {
             size_t event;
             unsigned block;
         };
         std::unordered_map<unsigned long long, Stored> last;
+        std::unordered_map<unsigned long long, bool> stale_words;
         unsigned stale = 0;
         for (size_t k = 0; k < l.blocks.size(); k++) {
             const Block &b = T.blocks[l.blocks[k]];
             for (size_t i = b.first; i < b.end; i++) {
                 const Event &e = T.events[i];
-                if (e.array < 0 || T.arrays[(size_t)e.array].space != "global" || e.bytes > 4)
+                if (!between_blocks(e))
                     continue;
                 if (e.op == OP_STORE || e.op == OP_ATOMIC) {
                     last[e.address] = {i, (unsigned)k};
                     continue;
                 }
-                if (e.op != OP_LOAD)
-                    continue;
                 auto it = last.find(e.address);
                 if (it == last.end() || it->second.block == k)
                     continue;
                 const Event &s = T.events[it->second.event];
                 const unsigned *stored = s.op == OP_ATOMIC ? s.after : s.words;
-                if (stored[0] == e.words[0] || stale >= 8)
+                if (s.bytes != e.bytes || std::memcmp(stored, e.words, 4 * ((e.bytes + 3u) / 4u)) == 0 || stale >= 8)
                     continue;
                 stale++;
-                char *out = nullptr;
-                size_t size = 0;
-                FILE *m = open_memstream(&out, &size);
-                fprintf(m, "{\"kind\": \"stale_read\", \"launch\": %zu, \"block\": %zu, \"step\": %u, \"array\": %d, "
-                        "\"offset\": %lld, \"stored_by_block\": %u, \"stored\": ", li, k, e.step, e.array, e.offset,
-                        it->second.block);
-                json_value(m, stored, s.bytes);
-                fprintf(m, ", \"accesses\": [");
-                Event shown = s;
-                if (s.op == OP_ATOMIC)
-                    std::memcpy(shown.words, s.after, sizeof shown.words);
-                write_access(m, "store", shown, where_of(s, lines), l);
-                fprintf(m, ", ");
-                write_access(m, "load", e, where_of(e, lines), l);
-                fprintf(m, "]}");
-                fclose(m);
-                error_texts.push_back(std::string(out, size));
-                free(out);
+                stale_words[e.address] = true;
+                add_error(error_texts, [&](FILE *m) {
+                    fprintf(m, "{\"kind\": \"stale_read\", \"launch\": %zu, \"block\": %zu, \"step\": %u, "
+                            "\"array\": %d, \"offset\": %lld, \"stored_by_block\": %u, \"stored\": ", li, k, e.step,
+                            e.array, e.offset, it->second.block);
+                    json_value(m, stored, s.bytes);
+                    fprintf(m, ", \"accesses\": [");
+                    Event shown = s;
+                    if (s.op == OP_ATOMIC)
+                        std::memcpy(shown.words, s.after, sizeof shown.words);
+                    write_access(m, "store", shown, where_of(s, lines), l);
+                    fprintf(m, ", ");
+                    write_access(m, "load", e, where_of(e, lines), l);
+                    fprintf(m, "]}");
+                });
+            }
+        }
+        /* Early reads: a block loads a word that a block running after it then stores to or makes
+         * an atomic on, and the loading block makes no atomic on it after its load (a
+         * compare-and-swap loop's first load is answered by its own atomic). What it read
+         * depends on the order the blocks ran in, which a GPU does not promise. Not in a
+         * cooperative launch (a block recorded once per turn between grid syncs, which order
+         * the blocks), nor for a word already read stale; one a word, 8 a launch. */
+        std::vector<std::pair<unsigned long long, size_t>> writes; /* (address, event), in run order */
+        std::unordered_map<unsigned long long, bool> seen_block;
+        bool cooperative = false;
+        for (size_t k = 0; k < l.blocks.size(); k++) {
+            const Block &b = T.blocks[l.blocks[k]];
+            unsigned long long key = ((unsigned long long)b.index.z << 42) | ((unsigned long long)b.index.y << 21) | b.index.x;
+            cooperative = cooperative || seen_block.count(key);
+            seen_block[key] = true;
+        }
+        std::unordered_map<unsigned long long, bool> early_words;
+        unsigned early = 0;
+        for (size_t k = 0; k + 1 < l.blocks.size() && !cooperative && early < 8; k++) {
+            const Block &b = T.blocks[l.blocks[k]];
+            for (size_t i = b.first; i < b.end && early < 8; i++) {
+                const Event &e = T.events[i];
+                if (e.op != OP_LOAD || !between_blocks(e) || stale_words.count(e.address) || early_words.count(e.address))
+                    continue;
+                bool answered = false; /* by an atomic of this block on the word, after the load */
+                for (size_t j = i + 1; j < b.end && !answered; j++)
+                    answered = T.events[j].op == OP_ATOMIC && T.events[j].address == e.address;
+                if (answered)
+                    continue;
+                size_t later = 0; /* the first write of the word by a block that ran after this one */
+                unsigned later_block = 0;
+                for (size_t kk = k + 1; kk < l.blocks.size() && !later; kk++) {
+                    const Block &c = T.blocks[l.blocks[kk]];
+                    for (size_t j = c.first; j < c.end && !later; j++)
+                        if ((T.events[j].op == OP_STORE || T.events[j].op == OP_ATOMIC) && T.events[j].address == e.address) {
+                            later = j;
+                            later_block = (unsigned)kk;
+                        }
+                }
+                if (!later)
+                    continue;
+                early++;
+                early_words[e.address] = true;
+                const Event &w = T.events[later];
+                add_error(error_texts, [&](FILE *m) {
+                    fprintf(m, "{\"kind\": \"early_read\", \"launch\": %zu, \"block\": %zu, \"step\": %u, "
+                            "\"array\": %d, \"offset\": %lld, \"written_by_block\": %u, \"accesses\": [", li, k, e.step,
+                            e.array, e.offset, later_block);
+                    write_access(m, "load", e, where_of(e, lines), l);
+                    fprintf(m, ", ");
+                    Event shown = w;
+                    if (w.op == OP_ATOMIC) /* the later block's atomic: the value it left */
+                        std::memcpy(shown.words, w.after, sizeof shown.words);
+                    write_access(m, "later", shown, where_of(w, lines), l);
+                    fprintf(m, "]}");
+                });
             }
         }
     }

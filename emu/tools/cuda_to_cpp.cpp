@@ -26,6 +26,14 @@
  *       `name(__LINE__)[`: an index outside the array is reported with its line. Other uses of
  *       a shared array's name become the array's pointer or size (see identifier()).
  *
+ * One thing is added, on the line where it belongs: after a file-scope `__device__` (or
+ * `__managed__`) variable's declaration, in the device pass's copy (PassSplitter, below),
+ *     static const ::emu::device_variable emu_device_variable_LINE_name = {__builtin_addressof(name), ...};
+ *     static const ::emu::device_variable *emu_device_variable_LINE_name_at
+ *         __attribute__((section("emu_device_variables"), used)) = __builtin_addressof(emu_device_variable_LINE_name);
+ * constants (no code runs before main) that tell the emulator's trace the variable's address,
+ * size and name (emu_kernel.h).
+ *
  * Comments, string and character literals and preprocessor lines are copied untouched.
  * Shapes it does not recognise (several names in one declaration, shared memory at file
  * scope) are left as they are; emu_kernel.h then treats `__shared__` as `static`, which is
@@ -437,6 +445,7 @@ private:
         int copies;              /* DEVICE, HOST or BOTH */
         size_t attribute_at;     /* where `__attribute__((unused))` goes (npos: nowhere) */
         std::string using_scope; /* a reopened namespace: its copy-1 twin, for copy 2 */
+        std::string registration = ""; /* a __device__ variable: its emu::device_variable entry, after it in copy 1 */
     };
 
     bool code(size_t k) const { return kinds_[k] == CODE; }
@@ -587,7 +596,7 @@ private:
                 k = skip_space(t_end, end);
             }
             if (start < piece_end)
-                pieces_.push_back({start, piece_end, sort(head), attribute_place(head), ""});
+                pieces_.push_back({start, piece_end, sort(head), attribute_place(head), "", registration(head)});
             k = skip_space(piece_end, end);
             if (k < end && text_[k] == '}' && kinds_[k] == CODE)
                 return; /* the caller's scope closes here */
@@ -755,6 +764,58 @@ private:
         return (has("const") || has("constexpr")) && !declarator_paren ? BOTH : HOST;
     }
 
+    /** A `__device__` (or `__managed__`) variable the head defines, named once: its
+     *  emu::device_variable entry (emu_kernel.h), so that the trace names its accesses
+     *  (docs/trace_format.md, space "device"); empty for anything else (a function, a type, an
+     *  extern declaration, a template, a constexpr or __constant__ one, several names, a
+     *  qualified name). It goes right after the declaration's `;`, on the same line, in the
+     *  same scope and the same #if branch as the variable. */
+    std::string registration(const std::vector<std::pair<size_t, size_t>> &head) const
+    {
+        std::vector<std::string> w = words(head);
+        auto has = [&](const char *q) { return std::find(w.begin(), w.end(), q) != w.end(); };
+        if (!(has("__device__") || has("__managed__")) || has("__host__") || has("__constant__") ||
+            has("__shared__") || has("__global__") || has("extern") || has("constexpr") || has("template") ||
+            is_type(w))
+            return "";
+        static const char *const attributes[] = {"__attribute__", "alignas", "__align__", "__declspec"};
+        auto attribute = [&](const std::string &t) {
+            return std::find(std::begin(attributes), std::end(attributes), t) != std::end(attributes);
+        };
+        std::string name, before_name;
+        size_t at = 0;
+        for (size_t k = 0; k < head.size(); k++) {
+            std::string t = word(head[k]);
+            if (t == "=")
+                break;
+            if (t[0] == '[') { /* an attribute before the name ([[maybe_unused]]), or the array's size */
+                if (name.empty())
+                    continue;
+                break;
+            }
+            if (t[0] == '(') {
+                if (k > 0 && attribute(word(head[k - 1])))
+                    continue;
+                return ""; /* a constructor's arguments, or a declarator in parentheses */
+            }
+            if (t == ",")
+                return "";
+            if (kinds_[head[k].first] == CODE && is_ident_start(t[0]) && !attribute(t)) {
+                name = t;
+                at = head[k].first;
+                before_name = k > 0 ? word(head[k - 1]) : "";
+            }
+        }
+        if (name.empty() || before_name == ":")
+            return "";
+        int line = 1 + (int)std::count(text_.begin(), text_.begin() + (long)at, '\n');
+        /* the section holds pointers: 8 bytes each, never padded apart as a larger object may be */
+        const std::string entry = "emu_device_variable_" + std::to_string(line) + "_" + name;
+        return " static const ::emu::device_variable " + entry + " = {__builtin_addressof(" + name + "), sizeof(" +
+               name + "), \"" + name + "\", __FILE__, " + std::to_string(line) + "}; static const ::emu::device_variable *" +
+               entry + "_at __attribute__((section(\"emu_device_variables\"), used)) = &" + entry + ";";
+    }
+
     /** A piece compiled in both copies may be unused in one: where to say so (after its first
      *  decl-specifier that g++ takes an attribute after), so neither copy warns. */
     size_t attribute_place(const std::vector<std::pair<size_t, size_t>> &head) const
@@ -786,6 +847,8 @@ private:
             }
             if (p.copies == BOTH && p.attribute_at != std::string::npos)
                 inserts.push_back({p.attribute_at, " __attribute__((unused))"});
+            if (which == DEVICE && !p.registration.empty())
+                inserts.push_back({p.end, p.registration});
             if (which == HOST && !p.using_scope.empty())
                 inserts.push_back({p.end, " using namespace " + p.using_scope + ";"});
         }

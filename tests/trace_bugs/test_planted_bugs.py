@@ -2,13 +2,16 @@
 """A picture of a lab with a planted bug draws the mistake where it happened.
 
 Usage: test_planted_bugs.py BUG PICTURE_PROGRAM OUT_DIR
-BUG: missing_barrier, wrong_tail_bound, lost_ties or missing_fence. Runs the program (reduce_ladder's
+BUG: missing_barrier, wrong_tail_bound, lost_ties, missing_fence, ticket_without_fence_device or
+last_block_by_index (stage 8's blocks meeting through __device__ variables). Runs the program (reduce_ladder's
 --picture code on the bug's stage file, picture_of_a_lab.c) with --picture and --trace, then checks
 the trace (the error is recorded, at lines of the bug's own file that do what the mistake is about),
 the drawing (the frame of that step shows it) and the geometry of every drawing it made
 (tools/trace_geometry.py). Nothing expected is typed in: sizes and lines come from the trace and
 the stage file.
 """
+import base64
+import gzip
 import json
 import os
 import re
@@ -21,7 +24,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import trace_geometry  # noqa: E402
 import trace_picture  # noqa: E402
 
-STAGE = {"missing_barrier": 3, "wrong_tail_bound": 3, "lost_ties": 12, "missing_fence": 8}
+STAGE = {"missing_barrier": 3, "wrong_tail_bound": 3, "lost_ties": 12, "missing_fence": 8,
+         "ticket_without_fence_device": 8, "last_block_by_index": 8}
 
 
 def fail(message):
@@ -47,6 +51,90 @@ def frames_with(doc, kind):
                 if err[0] == kind:
                     found.append((v, s, err))
     return found
+
+
+def device_variable(doc, run, name):
+    """The trace's array for the lab's __device__ variable `name`, checked against its declaration."""
+    found = [a for a in run["trace"]["arrays"] if a["name"] == name]
+    if not found or found[0]["space"] != "device":
+        fail("%d threads: no __device__ variable %s in the trace's arrays: %r" % (
+            run["threads"], name, [(a["name"], a["space"]) for a in run["trace"]["arrays"]]))
+    declared = source_line(doc, found[0]["line"])
+    if "__device__" not in declared or not re.search(r"\b%s\b" % name, declared):
+        fail("%s is said to be declared at line %d: %r" % (name, found[0]["line"], declared))
+    return found[0]
+
+
+def page_meetings(out):
+    """The drawings of the blocks' meeting that the page --picture wrote holds (its gzip'd data)."""
+    with open(out + ".html") as f:
+        text = f.read()
+    data = re.search(r'<script id="data" type="application/octet-stream">([^<]*)</script>', text)
+    if not data:
+        fail("the page has no data")
+    return json.loads(gzip.decompress(base64.b64decode(data.group(1).strip())))["meetings"]
+
+
+def meeting_texts(doc, run_index, out):
+    """The texts of the page's drawing of the blocks' meeting for the lab's run, and its red ones."""
+    found = [m for m in page_meetings(out) if m["impl"] == 0 and m["run"] == run_index and m["launch"] == 0]
+    if not found:
+        fail("the page draws no meeting of the blocks for run %d" % run_index)
+    svg = found[0]["svg"]
+    texts = [trace_picture.html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    red = [trace_picture.html.unescape(t) for t in re.findall(r'<text[^>]*fill="%s"[^>]*>([^<]*)</text>' % trace_picture.C_BAD,
+                                                           svg)]
+    bad = trace_geometry.problems(svg, "the meeting of run %d" % run_index)
+    if bad:
+        fail("the meeting's drawing breaks the geometry rules:\n  " + "\n  ".join(bad[:20]))
+    return texts, red, svg
+
+
+def check_meeting(doc, run_index, name, error_kind, out):
+    """Every block's atomic on `name` is drawn in the order the blocks ran, with the value it left,
+    and the read that went wrong (error_kind) is drawn red at its line, in its block."""
+    run = doc["impls"][0]["runs"][run_index]
+    trace = run["trace"]
+    var = device_variable(doc, run, name)
+    aid = trace["arrays"].index(var)
+    blocks = trace["launches"][0]["blocks"]
+    if len(blocks) < 2:
+        fail("%d threads: %d block drawn, nothing meets" % (run["threads"], len(blocks)))
+    texts, red, svg = meeting_texts(doc, run_index, out)
+    joined = "\n".join(texts)
+    atomics = [(b, e) for b in blocks for e in b["events"] if e[2] == "atom" and e[3] == aid]
+    if len(atomics) < len(blocks):
+        fail("%d threads: %d atomics on %s recorded for %d blocks" % (run["threads"], len(atomics), name, len(blocks)))
+    for b, e in atomics:
+        if "atomicAdd(&%s" % name not in source_line(doc, e[7]):
+            fail("the atomic on %s is recorded at line %d, which makes none" % (name, e[7]))
+        left = trace_picture.value_text(trace["arrays"], aid, e[8], e[5])
+        if "thread %d's atomic on %s leaves" % (e[0], name) not in joined or left not in texts:
+            fail("the meeting does not draw block %d's atomic on %s leaving %s:\n%s" % (b["index"][0], name, left, joined))
+    # the blocks in the order they ran, each with its own box
+    order = [int(t.split()[1]) for t in texts if re.fullmatch(r"block \d+", t)]
+    if order != [b["index"][0] for b in blocks]:
+        fail("the meeting draws the blocks %r, the trace ran %r" % (order, [b["index"][0] for b in blocks]))
+    errs = [e for e in trace["errors"] if e["kind"] == error_kind and e["launch"] == 0]
+    if not errs:
+        fail("%d threads: no %s recorded" % (run["threads"], error_kind))
+    err = errs[0]
+    load = err["accesses"][1] if error_kind == "stale_read" else err["accesses"][0]
+    said = " ".join(red)
+    if "line %d" % load["line"] not in said or err_word(trace, err) not in said:
+        fail("no red text names %s and line %d:\n%r" % (err_word(trace, err), load["line"], red))
+    block = blocks[err["block"]]["index"][0]
+    # the red row sits in the block's rows: after its box, before the next block's
+    at = svg.index(">block %d<" % block)
+    nxt = [svg.index(">block %d<" % b["index"][0]) for b in blocks if svg.index(">block %d<" % b["index"][0]) > at]
+    row = svg.find('fill="%s"' % trace_picture.C_BAD, at)
+    if row < 0 or (nxt and row > min(nxt)):
+        fail("the red row is not in block %d's rows" % block)
+    return err, load
+
+
+def err_word(trace, err):
+    return trace_picture.err_element(trace["arrays"], err)
 
 
 def check_geometry(doc, out):
@@ -139,6 +227,48 @@ def main():
             fail("the store and the stale load are in the same block")
         if not frames_with(doc, "stale_read"):
             fail("no frame draws the stale read")
+    elif bug == "ticket_without_fence_device":
+        # The blocks meet through two __device__ variables: a ticket counter and an array of sums.
+        for ri, run in enumerate(lab["runs"]):
+            if run["status"] == "OK":
+                fail("%d threads: the lab without its fence gave the right sum" % run["threads"])
+            device_variable(doc, run, "block_sums")
+            tickets = [e for b in run["trace"]["launches"][0]["blocks"] for e in b["events"]
+                       if e[2] == "atom" and run["trace"]["arrays"][e[3]]["name"] == "blocks_done"]
+            if [(e[6], e[8]) for e in tickets] != [(k, k + 1) for k in range(len(tickets))]:
+                fail("the tickets on blocks_done, in the order the blocks ran, are not 0, 1, 2, ...: %r" % (
+                    [(e[6], e[8]) for e in tickets],))
+            err, load = check_meeting(doc, ri, "blocks_done", "stale_read", out)
+            arrays = run["trace"]["arrays"]
+            if arrays[err["array"]]["name"] != "block_sums" or arrays[err["array"]]["space"] != "device":
+                fail("the stale read is not of the __device__ array block_sums: %r" % err)
+            store = err["accesses"][0]
+            if "block_sums[" not in source_line(doc, load["line"]) or "block_sums[" not in source_line(doc, store["line"]):
+                fail("the stale read's lines %d and %d do not touch block_sums" % (load["line"], store["line"]))
+            if err["stored_by_block"] == err["block"] or store["value"] == load["value"]:
+                fail("a stale read is another block's store, missed: %r" % err)
+            last = run["trace"]["launches"][0]["blocks"][err["block"]]
+            if err["block"] != len(run["trace"]["launches"][0]["blocks"]) - 1 or last is None:
+                fail("the stale read is not in the block that ran last (the one that took the last ticket)")
+        if not [f for f in frames_with(doc, "stale_read") if "block_sums[" in f[2][1]]:
+            fail("no frame names block_sums in its stale read")
+    elif bug == "last_block_by_index":
+        for ri, run in enumerate(lab["runs"]):
+            if run["status"] == "OK":
+                fail("%d threads: the lab that takes the last index for the last block gave the right sum" % run["threads"])
+            err, load = check_meeting(doc, ri, "blocks_and_sum", "early_read", out)
+            blocks = run["trace"]["launches"][0]["blocks"]
+            grid = run["trace"]["launches"][0]["grid"][0]
+            if blocks[err["block"]]["index"][0] != grid - 1:
+                fail("the early read is in block %d, not in the last index %d" % (blocks[err["block"]]["index"][0], grid - 1))
+            later = err["accesses"][1]
+            if err["written_by_block"] <= err["block"] or later["op"] != "atom":
+                fail("an early read is followed by a later block's atomic: %r" % err)
+            text = source_line(doc, load["line"])
+            if "blocks_and_sum" not in text or "atomicAdd" in text:
+                fail("the early read is drawn at line %d, which does not load blocks_and_sum: %r" % (load["line"], text))
+        if not frames_with(doc, "early_read"):
+            fail("no frame draws the early read")
     check_geometry(doc, out)
     print("ok: %s drawn where it happened; every drawing passes the geometry check" % bug)
 
