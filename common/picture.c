@@ -81,7 +81,7 @@ static void write_counts(FILE *out, const kit_emu_counts *c)
 static struct {
     const kit_stage *stage;
     int runs, wrong;
-    char first[400];
+    char first[1000];
 } outcome;
 
 static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, unsigned threads, size_t n)
@@ -119,7 +119,7 @@ static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, 
                 snprintf(outcome.first, sizeof outcome.first, "at %u threads, n = %zu, expected %s, got %s", threads, n,
                          expected, answer);
             else
-                snprintf(outcome.first, sizeof outcome.first, "at %u threads, n = %zu: %.300s", threads, n, err.message);
+                snprintf(outcome.first, sizeof outcome.first, "at %u threads, n = %zu: %.900s", threads, n, err.message);
         }
     }
     fprintf(out, "{\"threads\": %u, \"n\": %zu, \"status\": \"%s\", \"message\": ", threads, n,
@@ -286,7 +286,8 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
     fprintf(stderr, "reduce_ladder: drew stage %d (%s) in %s: open it in a browser\n", stage->number, stage->impl,
             opt->picture);
     if (outcome.wrong)
-        fprintf(stderr, "reduce_ladder: %d of the %d runs drawn went wrong, first %s: the picture marks where\n",
+        fprintf(stderr, "reduce_ladder: %d of the %d runs drawn went wrong, first %s\n"
+                "reduce_ladder: the picture marks where (its list of what went wrong, in red, at the top)\n",
                 outcome.wrong, outcome.runs, outcome.first);
     return 0;
 }

@@ -280,6 +280,17 @@ def between_blocks_text(trace, launch_index, err, arrays, source):
     if err["kind"] == "stale_read":
         store, load = err["accesses"]
         published = any(e[2] == "atom" for b in trace["launches"][launch_index]["blocks"] for e in b["events"])
+        mine = trace["launches"][launch_index]["blocks"][err["block"]]["events"]
+        if any(e[2] == "st" and e[0] == load["thread"] and e[3] == err["array"] and e[4] == err["offset"] for e in mine):
+            # the block writes the word back: a read-modify-write, which a fence would not mend
+            text = ("lost update of %s: thread %d loaded %s (%s) and stored a new value back, but block %s had "
+                    "stored %s there (%s): blocks that read a word, change it and store it back overwrite each "
+                    "other's work; a read-modify-write of a word other blocks also write must be one atomic "
+                    "(atomicAdd returns the value before its add)" % (
+                        err_element(arrays, err), load["thread"], value_text(arrays, err["array"], load["value"]),
+                        describe_line(load["line"], source), block_name(trace, launch_index, err["stored_by_block"]),
+                        value_text(arrays, err["array"], store["value"]), describe_line(store["line"], source)))
+            return text, load["thread"]
         text = ("stale read of %s: thread %d loaded %s (%s), but block %s had stored %s there (%s)%s" % (
             err_element(arrays, err), load["thread"], value_text(arrays, err["array"], load["value"]),
             describe_line(load["line"], source), block_name(trace, launch_index, err["stored_by_block"]),

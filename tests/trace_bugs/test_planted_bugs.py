@@ -2,8 +2,8 @@
 """A picture of a lab with a planted bug draws the mistake where it happened.
 
 Usage: test_planted_bugs.py BUG PICTURE_PROGRAM OUT_DIR
-BUG: missing_barrier, wrong_tail_bound, lost_ties, missing_fence, ticket_without_fence_device or
-last_block_by_index (stage 8's blocks meeting through __device__ variables). Runs the program (reduce_ladder's
+BUG: missing_barrier, wrong_tail_bound, lost_ties, missing_fence, ticket_without_fence_device,
+last_block_by_index or lost_update (stage 8's blocks meeting through __device__ variables). Runs the program (reduce_ladder's
 --picture code on the bug's stage file, picture_of_a_lab.c) with --picture and --trace, then checks
 the trace (the error is recorded, at lines of the bug's own file that do what the mistake is about),
 the drawing (the frame of that step shows it) and the geometry of every drawing it made
@@ -25,7 +25,7 @@ import trace_geometry  # noqa: E402
 import trace_picture  # noqa: E402
 
 STAGE = {"missing_barrier": 3, "wrong_tail_bound": 3, "lost_ties": 12, "missing_fence": 8,
-         "ticket_without_fence_device": 8, "last_block_by_index": 8}
+         "ticket_without_fence_device": 8, "last_block_by_index": 8, "lost_update": 8}
 
 
 def fail(message):
@@ -90,9 +90,10 @@ def meeting_texts(doc, run_index, out):
     return texts, red, svg
 
 
-def check_meeting(doc, run_index, name, error_kind, out):
-    """Every block's atomic on `name` is drawn in the order the blocks ran, with the value it left,
-    and the read that went wrong (error_kind) is drawn red at its line, in its block."""
+def check_meeting(doc, run_index, name, error_kind, out, op="atom"):
+    """Every block's atomic (op "atom"; "st": store) on `name` is drawn in the order the blocks ran,
+    with the value it left, and the read that went wrong (error_kind) is drawn red at its line, in
+    its block."""
     run = doc["impls"][0]["runs"][run_index]
     trace = run["trace"]
     var = device_variable(doc, run, name)
@@ -102,15 +103,17 @@ def check_meeting(doc, run_index, name, error_kind, out):
         fail("%d threads: %d block drawn, nothing meets" % (run["threads"], len(blocks)))
     texts, red, svg = meeting_texts(doc, run_index, out)
     joined = "\n".join(texts)
-    atomics = [(b, e) for b in blocks for e in b["events"] if e[2] == "atom" and e[3] == aid]
-    if len(atomics) < len(blocks):
-        fail("%d threads: %d atomics on %s recorded for %d blocks" % (run["threads"], len(atomics), name, len(blocks)))
-    for b, e in atomics:
-        if "atomicAdd(&%s" % name not in source_line(doc, e[7]):
-            fail("the atomic on %s is recorded at line %d, which makes none" % (name, e[7]))
-        left = trace_picture.value_text(trace["arrays"], aid, e[8], e[5])
-        if "thread %d's atomic on %s leaves" % (e[0], name) not in joined or left not in texts:
-            fail("the meeting does not draw block %d's atomic on %s leaving %s:\n%s" % (b["index"][0], name, left, joined))
+    writes = [(b, e) for b in blocks for e in b["events"] if e[2] == op and e[3] == aid]
+    if len({b["index"][0] for b, _e in writes}) < len(blocks):
+        fail("%d threads: %d %s on %s recorded for %d blocks" % (run["threads"], len(writes), op, name, len(blocks)))
+    for b, e in writes:
+        made = source_line(doc, e[7])
+        if ("atomicAdd(&%s" % name if op == "atom" else "%s =" % name) not in made:
+            fail("the %s on %s is recorded at line %d: %r" % (op, name, e[7], made))
+        left = trace_picture.value_text(trace["arrays"], aid, e[8] if op == "atom" else e[6], e[5])
+        drawn = ("thread %d's atomic on %s leaves" if op == "atom" else "thread %d stores %s =") % (e[0], name)
+        if drawn not in joined or left not in texts:
+            fail("the meeting does not draw block %d's %s leaving %s:\n%s" % (b["index"][0], drawn, left, joined))
     # the blocks in the order they ran, each with its own box
     order = [int(t.split()[1]) for t in texts if re.fullmatch(r"block \d+", t)]
     if order != [b["index"][0] for b in blocks]:
@@ -269,6 +272,21 @@ def main():
                 fail("the early read is drawn at line %d, which does not load blocks_and_sum: %r" % (load["line"], text))
         if not frames_with(doc, "early_read"):
             fail("no frame draws the early read")
+    elif bug == "lost_update":
+        for ri, run in enumerate(lab["runs"]):
+            if run["status"] == "OK":
+                fail("%d threads: the lab without its atomic gave the right sum" % run["threads"])
+            err, load = check_meeting(doc, ri, "blocks_and_sum", "stale_read", out, op="st")
+            store = err["accesses"][0]
+            if "blocks_and_sum" not in source_line(doc, load["line"]) or \
+                    "blocks_and_sum =" not in source_line(doc, store["line"]):
+                fail("the lost update is drawn at lines %d and %d" % (load["line"], store["line"]))
+        shown = [f for f in frames_with(doc, "stale_read") if f[2][1].startswith("lost update of blocks_and_sum")]
+        if not shown:
+            fail("no frame calls the stale read of blocks_and_sum a lost update: %r" % (
+                [f[2][1] for f in frames_with(doc, "stale_read")],))
+        if "atomic" not in shown[0][2][1] or "__threadfence" in shown[0][2][1]:
+            fail("the lost update's words should name the atomic, not a fence: %r" % shown[0][2][1])
     check_geometry(doc, out)
     print("ok: %s drawn where it happened; every drawing passes the geometry check" % bug)
 
