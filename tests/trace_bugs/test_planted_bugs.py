@@ -3,7 +3,8 @@
 
 Usage: test_planted_bugs.py BUG PICTURE_PROGRAM OUT_DIR
 BUG: missing_barrier, wrong_tail_bound, lost_ties, missing_fence, ticket_without_fence_device,
-last_block_by_index or lost_update (stage 8's blocks meeting through __device__ variables). Runs the program (reduce_ladder's
+last_block_by_index or lost_update (stage 8's blocks meeting through __device__ variables);
+device_variable_forms is a right lab 8 whose __device__ variables take each shape of declaration. Runs the program (reduce_ladder's
 --picture code on the bug's stage file, picture_of_a_lab.c) with --picture and --trace, then checks
 the trace (the error is recorded, at lines of the bug's own file that do what the mistake is about),
 the drawing (the frame of that step shows it) and the geometry of every drawing it made
@@ -25,7 +26,8 @@ import trace_geometry  # noqa: E402
 import trace_picture  # noqa: E402
 
 STAGE = {"missing_barrier": 3, "wrong_tail_bound": 3, "lost_ties": 12, "missing_fence": 8,
-         "ticket_without_fence_device": 8, "last_block_by_index": 8, "lost_update": 8}
+         "ticket_without_fence_device": 8, "last_block_by_index": 8, "lost_update": 8,
+         "device_variable_forms": 8}
 
 
 def fail(message):
@@ -60,7 +62,8 @@ def device_variable(doc, run, name):
         fail("%d threads: no __device__ variable %s in the trace's arrays: %r" % (
             run["threads"], name, [(a["name"], a["space"]) for a in run["trace"]["arrays"]]))
     declared = source_line(doc, found[0]["line"])
-    if "__device__" not in declared or not re.search(r"\b%s\b" % name, declared):
+    # __device__, or a macro of the file that holds it (DEVICE_VAR)
+    if not re.search(r"__device__|\b[A-Z][A-Z_]+\b", declared) or not re.search(r"\b%s\b" % name, declared):
         fail("%s is said to be declared at line %d: %r" % (name, found[0]["line"], declared))
     return found[0]
 
@@ -161,7 +164,7 @@ def main():
             "--trace", out + ".json"]
     if bug == "lost_ties":
         args += ["--pattern", "ties"]
-    if bug == "missing_fence":
+    if bug in ("missing_fence", "device_variable_forms"):
         # This file's own launcher gives a block to every 64 ints (the lab's gives 16 a thread, and
         # the picture's default n follows the reference's): 131 ints, three blocks, all drawn.
         args += ["--threads", "64", "--n", "131"]
@@ -272,6 +275,30 @@ def main():
                 fail("the early read is drawn at line %d, which does not load blocks_and_sum: %r" % (load["line"], text))
         if not frames_with(doc, "early_read"):
             fail("no frame draws the early read")
+    elif bug == "device_variable_forms":
+        # every __device__ variable the kernel touches is named where the build step can tell;
+        # two names in one declaration and a __constant__ are not recorded
+        named = ["meetings", "arrived", "block_sums", "last_sum", "tickets", "declared_later"]
+        for run in lab["runs"]:
+            if run["status"] != "OK":
+                fail("%d threads: the right lab went wrong: %s" % (run["threads"], run["message"]))
+            if run["trace"]["errors"]:
+                fail("%d threads: a right kernel's trace holds errors: %r" % (run["threads"], run["trace"]["errors"]))
+            for name in named:
+                var = device_variable(doc, run, name)
+                aid = run["trace"]["arrays"].index(var)
+                if not any(e[3] == aid for b in run["trace"]["launches"][0]["blocks"] for e in b["events"]
+                           if e[2] in ("ld", "st", "atom")):
+                    fail("%d threads: no access of %s recorded" % (run["threads"], name))
+            declared_at = source_line(doc, device_variable(doc, run, "declared_later")["line"])
+            if "extern" in declared_at:
+                fail("declared_later is said to be declared at its extern declaration: %r" % declared_at)
+            for name in ("first", "second", "scale"):
+                if any(a["name"] == name for a in run["trace"]["arrays"]):
+                    fail("%s is recorded, which docs/trace_format.md says is not" % name)
+            sizes = {a["name"]: a["bytes"] for a in run["trace"]["arrays"] if a["space"] == "device"}
+            if sizes["block_sums"] != 4096 or sizes["last_sum"] != 16 or sizes["meetings"] != 8:
+                fail("the variables' sizes are wrong: %r" % sizes)
     elif bug == "lost_update":
         for ri, run in enumerate(lab["runs"]):
             if run["status"] == "OK":
@@ -288,7 +315,11 @@ def main():
         if "atomic" not in shown[0][2][1] or "__threadfence" in shown[0][2][1]:
             fail("the lost update's words should name the atomic, not a fence: %r" % shown[0][2][1])
     check_geometry(doc, out)
-    print("ok: %s drawn where it happened; every drawing passes the geometry check" % bug)
+    if bug == "device_variable_forms":
+        print("ok: a right lab 8's __device__ variables are named at their declarations; its drawings pass the "
+              "geometry check")
+    else:
+        print("ok: %s drawn where it happened; every drawing passes the geometry check" % bug)
 
 
 if __name__ == "__main__":
