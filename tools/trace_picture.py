@@ -1924,9 +1924,11 @@ class BlockDrawing:
             if len(launches) == 1 and len(launches[0]["blocks"]) == 1:
                 return
             launch_indices = range(len(launches))
+        wrong = any(e.get("launch") in launch_indices and e["kind"] in ("stale_read", "early_read")
+                    for e in self.trace.get("errors", []))
         self.heading("blocks", "Between the blocks: what each block did to the memory all blocks share (global "
                                "memory and __device__ variables), in the order the emulator ran them (a GPU runs "
-                               "them in any order). A red row is a read that went wrong.")
+                               "them in any order).%s" % (" A red row is a read that went wrong." if wrong else ""))
         arrays = self.arrays
         for li in launch_indices:
             launch = launches[li]
