@@ -51,13 +51,17 @@
 #define __local_maxnreg__(...)
 #define __inline_hint__
 #define __nv_pure__
-#define __align__(n) alignas(n)
-#define __constant__ static
+/* GCC's attribute, not alignas: nvcc takes __align__ between the qualifiers and the type
+ * (static __device__ __align__(16) int4 x;), where a standard attribute may not stand. */
+#define __align__(n) __attribute__((aligned(n)))
+/* Empty, as __device__: a file-scope variable, static where the file says so (static __constant__
+ * int x; is valid CUDA, and a static here made it "static static"). */
+#define __constant__
 #define __managed__
 #define __grid_constant__
 #define __device_builtin__
 #define __cudart_builtin__
-#define __builtin_align__(n) alignas(n)
+#define __builtin_align__(n) __attribute__((aligned(n)))
 /* Shapes of __shared__ the build step did not rewrite (see tools/cuda_to_cpp.cpp). */
 #define __shared__ static
 

@@ -4,8 +4,9 @@
  * (emu/tools/cuda_to_cpp.cpp) must leave every one compiling and name, in the trace, each that
  * it can: an attribute before the declaration and a comment inside it, a named and an
  * anonymous namespace, an array, an attribute after the name, a macro that holds the qualifier, an extern
- * declaration before its definition. Two names in one declaration and a __constant__ are not
- * recorded (docs/trace_format.md). The test checks the names, their lines, the right sum, and
+ * declaration before its definition, __align__ between the qualifiers and the type, and a static
+ * __constant__ (both valid for nvcc; the emulator had refused them). Two names in one declaration
+ * and a __constant__ are not recorded (docs/trace_format.md). The test checks the names, their lines, the right sum, and
  * that a right kernel's trace holds no error.
  */
 #include "stage.h"
@@ -27,6 +28,8 @@ extern __device__ int declared_later;
 __device__ int declared_later = 0;
 static __device__ int first, second;
 __constant__ int scale = 1;
+static __constant__ int zero = 0;
+static __device__ __align__(16) int4 aligned_total;
 
 static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
 {
@@ -45,7 +48,7 @@ static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
     sum = 0;
     for (unsigned int w = 0; w < blockDim.x / 32; w++)
         sum += warp_sums[w];
-    block_sums[blockIdx.x] = sum * scale;
+    block_sums[blockIdx.x] = sum * scale + zero;
     __threadfence(); /* the sum is seen by every block before the ticket */
     atomicAdd(&meetings, 1ull);
     atomicAdd(&tickets, 1u);
@@ -54,6 +57,7 @@ static __global__ void reduce_one_pass(const int *in, int *out, unsigned int n)
         for (unsigned int b = 0; b < gridDim.x; b++)
             total += ((volatile int *)block_sums)[b];
         last_sum = make_int4(total, 0, 0, 0);
+        aligned_total = last_sum;
         declared_later = last_sum.x;
         out[0] = declared_later;
         meet::arrived = 0;

@@ -278,7 +278,7 @@ def main():
     elif bug == "device_variable_forms":
         # every __device__ variable the kernel touches is named where the build step can tell;
         # two names in one declaration and a __constant__ are not recorded
-        named = ["meetings", "arrived", "block_sums", "last_sum", "tickets", "declared_later"]
+        named = ["meetings", "arrived", "block_sums", "last_sum", "tickets", "declared_later", "aligned_total"]
         for run in lab["runs"]:
             if run["status"] != "OK":
                 fail("%d threads: the right lab went wrong: %s" % (run["threads"], run["message"]))
@@ -293,11 +293,12 @@ def main():
             declared_at = source_line(doc, device_variable(doc, run, "declared_later")["line"])
             if "extern" in declared_at:
                 fail("declared_later is said to be declared at its extern declaration: %r" % declared_at)
-            for name in ("first", "second", "scale"):
+            for name in ("first", "second", "scale", "zero"):
                 if any(a["name"] == name for a in run["trace"]["arrays"]):
                     fail("%s is recorded, which docs/trace_format.md says is not" % name)
             sizes = {a["name"]: a["bytes"] for a in run["trace"]["arrays"] if a["space"] == "device"}
-            if sizes["block_sums"] != 4096 or sizes["last_sum"] != 16 or sizes["meetings"] != 8:
+            if sizes["block_sums"] != 4096 or sizes["last_sum"] != 16 or sizes["meetings"] != 8 or \
+                    sizes["aligned_total"] != 16:
                 fail("the variables' sizes are wrong: %r" % sizes)
     elif bug == "lost_update":
         for ri, run in enumerate(lab["runs"]):
