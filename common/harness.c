@@ -448,9 +448,11 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
         if (unwritten == count && stage->passes == KIT_PASSES_ONE) {
             status = kit_fail(err, KIT_NO_RESULT, "stage %d wrote no result: fill in the TODO in %s (out[0] "
                               "must hold the whole result when the launcher's kernels end; %s). If it is filled in, "
-                              "no block found itself the last: is a count or word left over from an earlier launch (it "
-                              "must be back to its start when a launch ends), or is the count read before the block's "
-                              "own add?", stage->number, stage->source, what);
+                              "no block found itself the last: is every block's add an atomic (a plain += loses the "
+                              "adds of blocks running at the same time), is a count or word left over from an earlier "
+                              "launch (it must be back to its start when a launch ends), or is the count read before "
+                              "the block's own add? (reduce_ladder --stage %d --impl labs --picture lab%d.html draws "
+                              "the blocks' meeting)", stage->number, stage->source, what, stage->number, stage->number);
         } else if (unwritten == count) {
             char blocks[64];
             if (count == 1)
