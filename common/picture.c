@@ -84,6 +84,17 @@ static struct {
     char first[1000];
 } outcome;
 
+/* The last lines of --picture and --trace when a run of the student's kernel went wrong. */
+static void say_what_went_wrong(const char *done, const char *where)
+{
+    if (!outcome.wrong)
+        return;
+    fprintf(stderr, "reduce_ladder: %d of the %d runs %s went wrong, first %s\n", outcome.wrong, outcome.runs, done,
+            outcome.first);
+    if (where)
+        fprintf(stderr, "%s\n", where);
+}
+
 static int write_run(FILE *out, const kit_options *opt, const kit_stage *stage, unsigned threads, size_t n)
 {
     kit_workspace ws;
@@ -263,11 +274,20 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
         fprintf(stderr, "reduce_ladder: could not write the trace %s\n", trace_path);
         return 2;
     }
-    if (opt->trace)
-        fprintf(stderr, "reduce_ladder: wrote the trace of stage %d (%s) to %s\n", stage->number, stage->impl,
-                opt->trace);
-    if (!opt->picture)
-        return 0;
+    if (opt->trace) {
+        /* where it is, whatever folder the reader stands in (a grader's run writes it in a scratch
+         * folder that is gone by the time anyone reads the line) */
+        char where[8192], here[4096];
+        if (trace_path[0] != '/' && getcwd(here, sizeof here))
+            snprintf(where, sizeof where, "%s/%s", here, trace_path);
+        else
+            snprintf(where, sizeof where, "%s", trace_path);
+        fprintf(stderr, "reduce_ladder: wrote the trace of stage %d (%s) to %s\n", stage->number, stage->impl, where);
+    }
+    if (!opt->picture) {
+        say_what_went_wrong("traced", NULL);
+        return outcome.wrong ? 1 : 0; /* the exit status --help promises: 1 if a run gave a wrong answer */
+    }
     /* The drawing is Python's (tools/trace_picture.py, standard library only). */
     pid_t child = fork();
     if (child == 0) {
@@ -285,11 +305,8 @@ int ladder_picture(const kit_options *opt, const kit_stage *labs_or_solution, co
         remove(trace_path);
     fprintf(stderr, "reduce_ladder: drew stage %d (%s) in %s: open it in a browser\n", stage->number, stage->impl,
             opt->picture);
-    if (outcome.wrong)
-        fprintf(stderr, "reduce_ladder: %d of the %d runs drawn went wrong, first %s\n"
-                "reduce_ladder: the picture marks where (its list of what went wrong, in red, at the top)\n",
-                outcome.wrong, outcome.runs, outcome.first);
-    return 0;
+    say_what_went_wrong("drawn", "reduce_ladder: the picture marks where (its list of what went wrong, in red, at the top)");
+    return outcome.wrong ? 1 : 0; /* the picture is written; a wrong kernel still fails, as without --picture */
 }
 
 #else

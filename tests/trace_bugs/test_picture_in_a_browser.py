@@ -49,7 +49,7 @@ def main():
     page, trace = os.path.join(out, "lab3.html"), os.path.join(out, "lab3.json")
     run = subprocess.run([program, "--stage", "3", "--impl", "labs", "--threads", "64", "--picture", page,
                           "--trace", trace], capture_output=True, text=True, timeout=100)
-    if run.returncode != 0:
+    if run.returncode not in (0, 1):  # 1: drawn, and a run of the lab went wrong
         fail("the picture was not drawn: " + run.stderr)
     with open(trace) as f:
         doc = json.load(f)
@@ -120,7 +120,7 @@ def check_meeting(browser, program, out):
     page, trace = os.path.join(out, "lab8.html"), os.path.join(out, "lab8.json")
     run = subprocess.run([program, "--stage", "8", "--impl", "labs", "--picture", page, "--trace", trace],
                          capture_output=True, text=True, timeout=100)
-    if run.returncode != 0:
+    if run.returncode not in (0, 1):  # 1: drawn, and a run of the lab went wrong
         fail("the picture of lab 8 was not drawn: " + run.stderr)
     with open(trace) as f:
         doc = json.load(f)

@@ -168,14 +168,27 @@ def main():
         # This file's own launcher gives a block to every 64 ints (the lab's gives 16 a thread, and
         # the picture's default n follows the reference's): 131 ints, three blocks, all drawn.
         args += ["--threads", "64", "--n", "131"]
-    run = subprocess.run(args, capture_output=True, text=True, timeout=100)
-    if run.returncode != 0:
+    # The trace's name is relative to the folder the command runs in, as a student gives it.
+    folder, name = os.path.split(os.path.abspath(out))
+    args[args.index(out + ".json")] = name + ".json"
+    run = subprocess.run(args, capture_output=True, text=True, timeout=100, cwd=folder)
+    if run.returncode not in (0, 1):
         fail("%s exited %d: %s" % (" ".join(args), run.returncode, run.stderr))
     if not os.path.getsize(out + ".html"):
         fail("no picture")
     with open(out + ".json") as f:
         doc = json.load(f)
+    # The line that names the trace names a file that is there, from any folder.
+    said_trace = re.search(r"wrote the trace of stage \d+ \(labs\) to (\S+)\n", run.stderr)
+    if not said_trace or not os.path.isabs(said_trace.group(1)) or \
+            os.path.realpath(said_trace.group(1)) != os.path.realpath(out + ".json"):
+        fail("the command does not say where the trace is (%s): %s" % (out + ".json", run.stderr))
     lab = doc["impls"][0]
+    # --help: exit status 1 if any run gave a wrong answer, --picture's runs too (after drawing).
+    wrong_runs = [r for r in lab["runs"] if r["status"] != "OK"]
+    if run.returncode != (1 if wrong_runs else 0):
+        fail("%d of the lab's %d runs went wrong, and the command exited %d: %s" % (
+            len(wrong_runs), len(lab["runs"]), run.returncode, run.stderr))
     if lab["impl"] != "labs" or doc["impls"][1]["impl"] != "solutions":
         fail("--compare should give the lab, then the reference")
     if doc["impls"][1]["source_lines"] is not None:
