@@ -10,8 +10,9 @@ no line or arrow crosses a text (lines, paths of straight segments and Bezier cu
 polylines, polygons such as arrowheads), and where a bank conflict is drawn the banks are
 numbered above the very words in conflict (a text of class "bank" over each such word). Text
 extents are estimated for the monospace font the drawings use (0.6 em a character, 0.8 em
-above the baseline and 0.25 em below), which is what DejaVu Sans Mono measures; a text with a
-textLength is as wide as that.
+above the baseline and 0.25 em below), which is what DejaVu Sans Mono measures. No text may be
+squeezed (a textLength or lengthAdjust: condensed glyphs read badly, and a 4-digit number squeezed
+into a 27 px cell read as one with its neighbour's); its extent is its natural width.
 
 --shown-at PX: the drawing is shown PX wide: a text must be at least 11 px as shown, so its
 size times PX / width (and a box 12 px tall as shown).
@@ -148,7 +149,9 @@ def boxes(svg_text):
                 continue
             size = _num(el.get("font-size"), 16)
             x, y = _num(el.get("x")), _num(el.get("y"))
-            w = _num(el.get("textLength"), len(s) * size * 0.6)
+            w = len(s) * size * 0.6   # its natural width: a textLength (a squeeze) is a problem of its own
+            if el.get("textLength") is not None or el.get("lengthAdjust") is not None:
+                classes.add("squeezed-text:%d:%s" % (len(texts), s))
             anchor = el.get("text-anchor", "start")
             x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
             texts.append((x0, y - 0.8 * size, x0 + w, y + 0.25 * size, size, s, el.get("class") or ""))
@@ -226,6 +229,10 @@ def problems(svg_text, name="drawing", shown_at=None):
         out.append("%s: %g px wide, wider than a %d px page: it would be scaled down" % (name, width, PAGE_WIDTH))
     scale = shown_at / width if shown_at and width else 1.0
     shown = " as shown %g px wide" % shown_at if shown_at else ""
+    squeezed = [c.split(":", 2)[2] for c in sorted(classes) if c.startswith("squeezed-text:")]
+    if squeezed:
+        out.append("%s: %d text%s squeezed to fit (textLength/lengthAdjust), the first %r: give %s room instead" % (
+            name, len(squeezed), "" if len(squeezed) == 1 else "s", squeezed[0], "it" if len(squeezed) == 1 else "them"))
     tiny = sorted((t for t in texts if t[4] * scale < MIN_FONT - 1e-9), key=lambda t: t[4])
     for t in tiny[:3]:
         out.append("%s: text %r is %g px%s, below %d px" % (name, t[5], t[4] * scale, shown, MIN_FONT))
@@ -429,7 +436,12 @@ SELF_TESTS = {
     "full box": ('<rect x="10" y="10" width="27" height="18"/>'
                  '<text x="23.5" y="23" font-size="11" text-anchor="middle">1025</text>', 400, None, "fills its box"),
     "condensed": ('<rect x="10" y="10" width="27" height="18"/><text x="23.5" y="23" font-size="11" '
-                  'text-anchor="middle" textLength="22" lengthAdjust="spacingAndGlyphs">1025</text>', 400, None, None),
+                  'text-anchor="middle" textLength="22" lengthAdjust="spacingAndGlyphs">1025</text>', 400, None,
+                  "squeezed to fit"),
+    "condensed in a wide box": ('<rect x="10" y="10" width="60" height="18"/><text x="40" y="23" font-size="11" '
+                                'text-anchor="middle" textLength="20">1025</text>', 400, None, "squeezed to fit"),
+    "room for 4 digits": ('<rect x="10" y="10" width="51" height="18"/>'
+                          '<text x="35.5" y="23" font-size="11" text-anchor="middle">1025</text>', 400, None, None),
 }
 
 # kit.css's rule: below 1280 px no side tree, the contents at the left

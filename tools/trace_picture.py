@@ -910,11 +910,9 @@ class Canvas:
         self.parts = []
 
     def text(self, x, y, s, size=11, fill=C_TEXT, anchor="start", weight=None, cls=None, fit=None):
-        """fit: the most px the text may take; a longer one (a 4-digit value in a cell) is drawn
-        that wide, its glyphs condensed (textLength), so that it keeps clear of its box's edges."""
+        """fit: the most px the text should take (unused: no text is ever squeezed, a textLength read
+        badly; a caller whose values need more room draws wider cells, as draw_ladder_wide does)."""
         attrs = ' x="%.1f" y="%.1f" font-size="%d" fill="%s"' % (x, y, size, fill)
-        if fit is not None and text_width(s, size) > fit:
-            attrs += ' textLength="%.1f" lengthAdjust="spacingAndGlyphs"' % fit
         if anchor != "start":
             attrs += ' text-anchor="%s"' % anchor
         if weight:
@@ -1527,6 +1525,7 @@ class BlockDrawing:
         self.y += 4
         tops = {}
         prev = None
+        too_wide = []
         for r in rows:
             levels = max([a[3] for a in arcs if a[0] == r] or [0])
             gap = 3
@@ -1553,8 +1552,12 @@ class BlockDrawing:
                 cls = "word" + (" conflict" if w in conflicted else "") + (" race" if w in raced else "")
                 self.c.rect(col_x(b), self.y, BOX, ROW, fill, stroke, sw, cls=cls)
                 value = numbers.cell(ph.mem.get(w))
+                if value and text_width(value, 11) > FIT:
+                    # too wide for its cell (none is squeezed): a mark, and the value said under the drawing
+                    too_wide.append((w, value))
+                    value = "*"
                 if value:
-                    self.c.text(col_x(b) + BOX / 2.0, self.y + 13, value, 11, C_TEXT, anchor="middle", fit=FIT)
+                    self.c.text(col_x(b) + BOX / 2.0, self.y + 13, value, 11, C_TEXT, anchor="middle")
             self.y += ROW
             prev = r
         # arrows
@@ -1600,6 +1603,10 @@ class BlockDrawing:
             self.c.head(xb + 1, md, -1, 0, C_ARROW)
         if left:
             self.para("(No arrows: the words read and written here follow no one pattern.)", 11, C_NOTE)
+        if too_wide:
+            said = ", ".join("word %d holds %s" % wv for wv in too_wide[:8])
+            self.para("* a value too wide for its cell: %s%s." % (
+                said, " and %d more" % (len(too_wide) - 8) if len(too_wide) > 8 else ""), 11, C_NOTE)
         self.draw_lanes(active)
 
     def draw_lanes(self, active, states=None):
@@ -1651,9 +1658,13 @@ class BlockDrawing:
               "max": "each keeps the larger",
               "argmin": "each keeps the pair that comes first (the smaller value, on a tie the smaller index)"}.get(
                   self.numbers.op, "each combines them")
+        wide = self.ladder_values_wide(rounds)
         text = "Warp 0 shuffles %d time%s (%s): %s, and %s. Rows: warp 0's register in each lane before, " \
-               "then after each shuffle; an arrow from the lane that gives a value to the lane that takes it." % (
-                   len(rounds), "" if len(rounds) == 1 else "s", kind, how.get(kind, how[""]) % dtext, op)
+               "then after each shuffle%s." % (
+                   len(rounds), "" if len(rounds) == 1 else "s", kind, how.get(kind, how[""]) % dtext, op,
+                   "; some values need more room than 32 cells to a line give, so each row is two lines, lanes "
+                   "0-15 over lanes 16-31, and an arrow that must pass a line of cells runs down the gap right of its column" if wide
+                   else "; an arrow from the lane that gives a value to the lane that takes it")
         if channels > 1:
             text += " Each cell: the value, and under it its index."
         text += " A pale lane's value is never used."
@@ -1685,6 +1696,13 @@ class BlockDrawing:
             else:
                 values.append(self.combined(lanes))
         cell_h = ROW if channels == 1 else 30
+        if wide:
+            # a value needs more than a 27 px cell: every row as two lines of 16 lanes, cells twice as wide
+            # (no text squeezed); the lines of a row lie between those of the next, so no arrow is drawn
+            self.draw_ladder_wide(rounds, values, needed, kind, channels, cell_h)
+            if repeats:
+                self.para(repeats, 11, C_NOTE)
+            return
         self.y += 8
         self.label(self.y + 10, "lane")
         for l in range(32):
@@ -1723,6 +1741,76 @@ class BlockDrawing:
             self.y += cell_h
         if repeats:
             self.para(repeats, 11, C_NOTE)
+
+    def ladder_values_wide(self, rounds):
+        """Whether a value of the ladder (any lane, any row) needs more than a 27 px cell."""
+        for _nm, _p, lanes in rounds:
+            for chans in lanes.values():
+                for c in chans:
+                    for v in c:
+                        if v is not None and (text_width(self.numbers.cell(v), 11) > FIT
+                                              or text_width(short(i32(v)), 11) > FIT):
+                            return True
+        for v in self.combined(rounds[-1][2]).values():
+            if v and any(text_width(self.numbers.cell(x), 11) > FIT for x in v[:1]):
+                return True
+        return False
+
+    def draw_ladder_wide(self, rounds, values, needed, kind, channels, cell_h):
+        """The ladder with its values too wide for 32 cells a line: each row as lanes 0-15 over lanes
+        16-31 in cells 2 columns wide (no text squeezed); an arrow that must pass a line of cells runs
+        down the gap right of its column."""
+        wide = 2 * PITCH
+        box = wide - 6
+        inner = 14          # between a row's two lines: where an arrow turns into its gap
+        self.y += 8
+        self.label(self.y + 10, "lane")
+        for l in range(16):
+            self.c.text(COL0 + l * wide + box / 2.0, self.y + 10, "%d/%d" % (l, l + 16), 11, C_NOTE, anchor="middle")
+        self.y += 10
+        tops = []
+        for r, row in enumerate(values):
+            self.y += 34 if r else 6
+            tops.append((self.y, self.y + cell_h + inner))
+            for half in range(2):
+                y = tops[r][half]
+                self.label(y + 13, "16-31" if half else "before" if not r else "%s %s" % (kind or "lane", rounds[r - 1][1]))
+                for i in range(16):
+                    l = 16 * half + i
+                    vals = row.get(l) if row else None
+                    use = l in needed[r]
+                    x = COL0 + i * wide
+                    self.c.rect(x, y, box, cell_h, C_REG if use else C_PALE, C_REG_EDGE if use else "#e0d6bf", 1,
+                                cls="register")
+                    if vals and use:
+                        self.c.text(x + box / 2.0, y + 13, self.numbers.cell(vals[0]), 11, C_TEXT, anchor="middle")
+                        if channels > 1 and len(vals) > 1:
+                            self.c.text(x + box / 2.0, y + 26, short(i32(vals[1])), 11, C_NOTE, anchor="middle")
+            self.y = tops[r][1] + cell_h
+            if not r:
+                continue
+            nm, p, lanes = rounds[r - 1]
+            (a0, b0), (a1, b1) = tops[r - 1], tops[r]
+            for l in sorted(lanes):
+                src = self.source_lane(nm, p, l)
+                if src is None or src == l or l not in needed[r]:
+                    continue
+                cx = lambda k: COL0 + (k % 16) * wide + box / 2.0
+                ch = lambda k: COL0 + (k % 16) * wide + box + 3.0
+                if src < 16:   # from the upper line: down the gap past the lower one
+                    pts = [(cx(src), a0 + cell_h), (ch(src), a0 + cell_h + inner / 2.0), (ch(src), b0 + cell_h + 6)]
+                else:
+                    pts = [(cx(src), b0 + cell_h)]
+                if l < 16:
+                    pts.append((cx(l), a1))
+                else:          # to the lower line: down the gap past the upper one
+                    pts += [(ch(l), a1 - 6), (ch(l), a1 + cell_h + inner / 2.0), (cx(l), b1)]
+                (x1, y1), (x2, y2) = pts[-2], pts[-1]
+                n = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5 or 1.0
+                end = (x2 - (x2 - x1) * 6.0 / n, y2 - (y2 - y1) * 6.0 / n)
+                self.c.parts.append('<path d="M %s" fill="none" stroke="%s" stroke-width="1" class="shfl"/>' % (
+                    " L ".join("%.1f %.1f" % q for q in pts[:-1] + [end]), C_SHFL))
+                self.c.head(x2, y2, x2 - x1, y2 - y1, C_SHFL, 6)
 
     @staticmethod
     def source_lane(name, param, lane):
