@@ -5,7 +5,8 @@ A picture teaches at a glance only if it can be read: every text is at least 11 
 runs off the page, no text lies on another, no text straddles the edge of a box (a value is
 inside its cell or away from it), a text in a box keeps 2 px clear of its left and right edges
 (a 4-digit number that fills its cell reads as one with its neighbour's), every box or bar is
-at least 12 px tall (a lane or a sector drawn 8 or 10 px tall cannot be told from a rule),
+at least 12 px tall (a lane or a sector drawn 8 or 10 px tall cannot be told from a rule) and
+8 px wide (a 2.4 px sliver for the bytes a lane asked for, a 6 px lane, did not read),
 no line or arrow crosses a text (lines, paths of straight segments and Bezier curves,
 polylines, polygons such as arrowheads), and where a bank conflict is drawn the banks are
 numbered above the very words in conflict (a text of class "bank" over each such word). Text
@@ -38,6 +39,7 @@ import xml.etree.ElementTree as ET
 SVG = "{http://www.w3.org/2000/svg}"
 MIN_FONT = 11
 MIN_BOX = 12       # a box's or a bar's height as shown
+MIN_MARK = 8       # a box's or a bar's width as shown: a 2.4 px sliver (a sector's asked part) or a 6 px lane did not read
 TEXT_MARGIN = 2    # what a text in a box keeps clear of its left and right edges
 PAGE_WIDTH = 1280
 WINDOWS = (1024, 1280)   # the windows the docs' pages are read in
@@ -243,6 +245,15 @@ def problems(svg_text, name="drawing", shown_at=None):
         h = (r[3] - r[1]) * scale
         if h < MIN_BOX - 1e-9 and not (r[0] <= 0 and r[1] <= 0 and r[2] >= width and r[3] >= height):
             small.setdefault((round(h, 1), r[4]), []).append(r)
+    narrow = {}
+    for r in rects:
+        w = (r[2] - r[0]) * scale
+        if w < MIN_MARK - 1e-9:
+            narrow.setdefault((round(w, 1), r[4]), []).append(r)
+    for (w, cls), rs in sorted(narrow.items()):
+        out.append("%s: %d box%s%s %g px wide%s, narrower than %d px (the first at %.0f, %.0f)" % (
+            name, len(rs), "" if len(rs) == 1 else "es", " of class %r" % cls if cls else "", w, shown, MIN_MARK,
+            rs[0][0], rs[0][1]))
     for (h, cls), rs in sorted(small.items()):
         out.append("%s: %d box%s%s %g px tall%s, below %d px (the first at %.0f, %.0f)" % (
             name, len(rs), "" if len(rs) == 1 else "es", " of class %r" % cls if cls else "", h, shown, MIN_BOX,
@@ -432,6 +443,10 @@ SELF_TESTS = {
     "bank above": ('<text x="20" y="14" font-size="11" text-anchor="middle" class="bank">0</text>'
                    '<rect x="10" y="20" width="20" height="20" class="word conflict"/>', 400, None, None),
     "thin bar": ('<rect x="10" y="10" width="200" height="9" class="lane"/>', 400, None, "9 px tall, below 12 px"),
+    "sliver": ('<rect x="10" y="10" width="2.4" height="14" class="asked"/>', 400, None,
+               "2.4 px wide, narrower than 8 px"),
+    "narrow lane": ('<rect x="10" y="10" width="6" height="12" class="lane"/>', 400, None, "narrower than 8 px"),
+    "8 px lane": ('<rect x="10" y="10" width="8" height="12" class="lane"/>', 400, None, None),
     "thin as shown": ('<rect x="10" y="10" width="200" height="12" class="lane"/>', 1000, 748, "below 12 px"),
     "full box": ('<rect x="10" y="10" width="27" height="18"/>'
                  '<text x="23.5" y="23" font-size="11" text-anchor="middle">1025</text>', 400, None, "fills its box"),

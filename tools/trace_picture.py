@@ -818,6 +818,7 @@ COL0 = 70          # column 0's left edge: row labels to its left
 PITCH = 28         # one column: a bank (memory), a lane (registers) or a 32-byte sector (loads)
 BOX = 27           # a cell's width (4 characters at 11 px: 26.4 px)
 FIT = BOX - 5      # the most a value takes in its cell: 4 characters are condensed to it, 3 fit as they are
+MIN_MARK = 8       # a mark's narrow side: a sector's asked part or a lane's bar thinner than this did not read
 BAR = 12           # a bar's height (a lane at work or idle): 8 and 10 px bars did not read
 ROW = 18           # a cell's height
 RIGHT = COL0 + 32 * PITCH   # the margin right of the columns holds the arrows between rows of words
@@ -1393,8 +1394,9 @@ class BlockDrawing:
         if not count:
             return
         self.para("Warp 0's loads, one row per load instruction (the k-th load of each lane): each box is a "
-                  "32-byte sector of %s, the part a lane asked for filled in (lanes alternate two blues). "
-                  "A sector moves whole, used or not." % self.array_label(lanes[min(lanes)][0][1]), 11, C_NOTE)
+                  "32-byte sector of %s, the bytes the lanes asked for filled in, or, where that would be "
+                  "a sliver, their number (4: 4 of its 32 bytes). A sector moves whole, used or not."
+                  % self.array_label(lanes[min(lanes)][0][1]), 11, C_NOTE)
         shown = min(count, 9)
         for k in range(shown):
             req = [(t % 32, accs[k]) for t, accs in sorted(lanes.items()) if len(accs) > k]
@@ -1456,15 +1458,33 @@ class BlockDrawing:
                 touched = s in sectors
                 self.c.rect(x, top, BOX, 20, "#eef3fb" if touched else "#fff", "#7d93b8" if touched else "#d0d0d0",
                             1, None if touched else "3 2", cls="sector")
+                # the bytes of this sector the lanes asked for, as runs (a bad one: past the array's end)
+                state = [None] * 32
                 for lane, off, nb, _a in spans:
-                    a_, b_ = max(off, 32 * s), min(off + nb, 32 * s + 32)
-                    if a_ >= b_:
-                        continue
-                    x0 = x + (a_ - 32 * s) * BOX / 32.0
-                    w = (b_ - a_) * BOX / 32.0
                     bad = valid is not None and (off + nb > valid or off < 0)
-                    fill = C_BAD if bad else ("#3b6fb6" if lane % 2 == 0 else "#8fb0e0")
-                    self.c.rect(x0 + 0.5, top + 3, max(w - 1, 1), 14, fill, fill, 0, cls="asked")
+                    for byte in range(max(off, 32 * s), min(off + nb, 32 * s + 32)):
+                        state[byte - 32 * s] = "bad" if bad or state[byte - 32 * s] == "bad" else "ok"
+                runs, start = [], None
+                for i in range(33):
+                    cur = state[i] if i < 32 else None
+                    if start is not None and (cur != state[start]):
+                        runs.append((start, i, state[start]))
+                        start = None
+                    if cur is not None and start is None:
+                        start = i
+                if not runs:
+                    continue
+                if all((b_ - a_) * BOX / 32.0 - 1 >= MIN_MARK for a_, b_, _st in runs):
+                    for a_, b_, st in runs:
+                        fill = C_BAD if st == "bad" else "#3b6fb6"
+                        self.c.rect(x + (a_ * BOX / 32.0) + 0.5, top + 3, (b_ - a_) * BOX / 32.0 - 1, 14, fill, fill, 0,
+                                    cls="asked")
+                else:
+                    # a sliver would not read: the bytes asked, as a number ("4": 4 of its 32 bytes)
+                    asked_here = sum(b_ - a_ for a_, b_, _st in runs)
+                    bad = any(st == "bad" for _a, _b, st in runs)
+                    self.c.text(x + BOX / 2.0, top + 14, str(asked_here), 11, C_BAD if bad else "#1f4f96",
+                                anchor="middle", weight="bold", cls="asked")
         self.y += 6 + shown_rows * 26 - 4
         if rows > shown_rows:
             self.para("(%d more sectors of this load not drawn)" % (span - shown_rows * per_row), 11, C_NOTE)
@@ -2455,20 +2475,25 @@ def draw_beside(d, before, doc):
 
 
 def mini_lanes(c, x, y, active, threads):
-    """The lanes of every warp as boxes (no numbers) BAR px tall and 6 px wide, 2 warps a line
-    (4 a line were 2.5 px wide, and 9 px tall bars did not read)."""
+    """The lanes of every warp as boxes (no numbers) BAR px tall and MIN_MARK px wide, a line for
+    each run of warps whose lanes do alike, named at its left ("w0-3") (4 warps a line were 2.5 px
+    wide, 2 a line 6 px, and 9 px tall bars did not read)."""
     nwarps = (threads + 31) // 32
-    per_line = 2
-    lane_w = 7
-    warp_w = 32 * lane_w + 8
+    lane_w = MIN_MARK + 1
+    groups = []
     for w in range(nwarps):
-        if w % per_line == 0 and w:
+        pattern = tuple(32 * w + lane in active for lane in range(min(32, threads - 32 * w)))
+        if groups and groups[-1][2] == pattern:
+            groups[-1][1] = w
+        else:
+            groups.append([w, w, pattern])
+    for k, (w0, w1, pattern) in enumerate(groups):
+        if k:
             y += BAR + 3
-        x0 = x + (w % per_line) * warp_w
-        for lane in range(min(32, threads - 32 * w)):
-            t = 32 * w + lane
-            fill = C_ON if t in active else C_OFF
-            c.rect(x0 + lane * lane_w, y, lane_w - 1, BAR, fill, fill, 0, cls="lane")
+        c.text(x, y + 10, "w%d" % w0 if w0 == w1 else "w%d-%d" % (w0, w1), 11, C_NOTE)
+        for lane, on in enumerate(pattern):
+            fill = C_ON if on else C_OFF
+            c.rect(x + 48 + lane * lane_w, y, lane_w - 1, BAR, fill, fill, 0, cls="lane")
     return y + BAR
 
 
