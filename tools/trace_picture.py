@@ -1025,6 +1025,7 @@ class Phase:
         self.shfl = {}     # thread -> (name, mask, given, got, parameter, line)
         self.synced = set()  # threads whose warp met without a shuffle (__syncwarp, a vote)
         self.fences = {}
+        self.events = []   # (thread, a glob entry or ("fence", line)): global accesses and fences in the trace's order
         self.reads = []    # (word, value) of each shared load, in order
         self.stores = []   # (word, value) of each shared store, in order
         self.mem = {}      # word -> value after the phase
@@ -1054,7 +1055,9 @@ def block_phases(trace, launch_index, block_index):
                     v = values[k] if k < len(values) else values[-1]
                     (ph.reads if op == "ld" else ph.stores).append((word + k, v))
             else:
-                ph.glob.setdefault(t, []).append((op, aid, off, nbytes, value, line, ev[8] if op == "atom" else None))
+                entry = (op, aid, off, nbytes, value, line, ev[8] if op == "atom" else None)
+                ph.glob.setdefault(t, []).append(entry)
+                ph.events.append((t, entry))
         elif op == "warp":
             name = ev[4]
             if name.startswith("__shfl"):
@@ -1064,6 +1067,7 @@ def block_phases(trace, launch_index, block_index):
             meet += 1
         elif op == "fence":
             ph.fences[t] = ev[3]
+            ph.events.append((t, ("fence", ev[3])))
         where[t] = (s, meet)
     ordered = [phases[k] for k in sorted(phases)]
     mem = {}
@@ -1862,32 +1866,38 @@ class BlockDrawing:
     # --- global stores and atomics
 
     def draw_writes(self, ph):
+        """The block's global stores, atomics and fences, in the order they ran (the trace's): a
+        thread's stores to one array in a row make one line."""
         lines = []
-        for t in sorted(ph.glob):
-            stores = [g for g in ph.glob[t] if g[0] == "st"]
-            atoms = [g for g in ph.glob[t] if g[0] == "atom"]
-            if stores:
-                names = {}
-                for (_op, aid, off, nb, value, _l, _a) in stores:
-                    names.setdefault(aid, []).append((off // max(4, nb), value))
-                for aid, items in names.items():
-                    name = self.arrays[aid]["name"] if 0 <= aid < len(self.arrays) else "device memory"
-                    if len(items) == 1 and is_device_scalar(self.arrays, aid):  # a __device__ variable: no index
-                        lines.append("thread %d stores %s = %s" % (t, name, self.meeting_value(aid, items[0][1], 0)))
-                    elif len(items) == 1:
-                        lines.append("thread %d stores %s[%d] = %s" % (t, name, items[0][0], self.numbers.cell(items[0][1])
-                                                                          if not isinstance(items[0][1], list) else full(items[0][1])))
-                    else:
-                        lines.append("thread %d stores %s[%s] = %s" % (
-                            t, name, number_list([i for i, _v in items]).replace("-", ".."),
-                            ", ".join(self.numbers.cell(v) if not isinstance(v, list) else full(v) for _i, v in items[:9])))
-            for (_op, aid, off, nb, before, _l, after) in atoms:
-                lines.append("thread %d: an atomic on %s: %s becomes %s" % (
-                    t, self.word_name(aid, nb), word_text(before, nb), word_text(after, nb)))
-            if t in ph.fences:
+        runs = []    # [thread, kind, aid, [entries]]
+        for t, e in ph.events:
+            if e[0] == "ld":
+                continue
+            if e[0] == "st" and runs and runs[-1][0] == t and runs[-1][1] == "st" and runs[-1][2] == e[1]:
+                runs[-1][3].append(e)
+            else:
+                runs.append([t, e[0], e[1] if e[0] != "fence" else None, [e]])
+        for t, kind, aid, entries in runs:
+            if kind == "fence":
                 lines.append("thread %d: a fence (its stores are seen by every block before what follows)" % t)
-        if len(lines) > 6:
-            lines = lines[:5] + ["... and %d more" % (len(lines) - 5)]
+            elif kind == "atom":
+                for (_op, aid, off, nb, before, _l, after) in entries:
+                    lines.append("thread %d: an atomic on %s: %s becomes %s" % (
+                        t, self.word_name(aid, nb), word_text(before, nb), word_text(after, nb)))
+            else:
+                items = [(off // max(4, nb), value) for (_op, _aid, off, nb, value, _l, _a) in entries]
+                name = self.arrays[aid]["name"] if 0 <= aid < len(self.arrays) else "device memory"
+                if len(items) == 1 and is_device_scalar(self.arrays, aid):  # a __device__ variable: no index
+                    lines.append("thread %d stores %s = %s" % (t, name, self.meeting_value(aid, items[0][1], 0)))
+                elif len(items) == 1:
+                    lines.append("thread %d stores %s[%d] = %s" % (t, name, items[0][0], self.numbers.cell(items[0][1])
+                                                                      if not isinstance(items[0][1], list) else full(items[0][1])))
+                else:
+                    lines.append("thread %d stores %s[%s] = %s" % (
+                        t, name, number_list([i for i, _v in items]).replace("-", ".."),
+                        ", ".join(self.numbers.cell(v) if not isinstance(v, list) else full(v) for _i, v in items[:9])))
+        if len(lines) > 10:
+            lines = lines[:9] + ["... and %d more" % (len(lines) - 9)]
         for text in lines:
             self.para(text, 11)
 
@@ -2067,7 +2077,13 @@ class BlockDrawing:
                 rows = []   # (text before the box, box text, text after, error or None)
                 reads = {}
                 said = []   # this block's errors, in words
+                writers = set(ev[0] for ev in b["events"] if ev[2] in ("st", "atom") and 0 <= ev[3] < len(arrays)
+                              and arrays[ev[3]]["space"] != "shared")
                 for ev in b["events"]:
+                    if ev[2] == "fence" and ev[0] in writers:   # where it ran among the thread's accesses
+                        rows.append(("thread %d: a fence (its stores are seen by every block before what follows)"
+                                     % ev[0], None, "(%s)" % describe_line(ev[3], None), None))
+                        continue
                     if ev[2] not in ("ld", "st", "atom"):
                         continue
                     aid = ev[3]
