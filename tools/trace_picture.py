@@ -1080,6 +1080,41 @@ def block_phases(trace, launch_index, block_index):
     return ordered
 
 
+def warp_meetings(block):
+    """{(step, name): (meetings, lines)}: a block's warp meetings (a shuffle, __syncwarp, a vote:
+    the lanes of one warp at their k-th meeting of a barrier step), by step and kind."""
+    where, found = {}, {}
+    for ev in block["events"]:
+        t, s, op = ev[0], ev[1], ev[2]
+        step, meet = where.get(t, (s, 0))
+        if step != s:
+            meet = 0
+        if op == "warp":
+            entry = found.setdefault((s, ev[4]), [set(), set()])
+            entry[0].add((t // 32, meet))
+            entry[1].add(ev[3])
+            meet += 1
+        where[t] = (s, meet)
+    return dict((k, (len(v[0]), sorted(x for x in v[1] if isinstance(x, int)))) for k, v in found.items())
+
+
+def meetings_text(trace, counters):
+    """'139 warp meetings (135 shuffles, 4 at __syncwarp)' where the traced blocks are the whole
+    first launch and add up to the count; else '139 warp meetings'."""
+    n = counters["warp_meetings"]
+    launch = trace["launches"][0]
+    kinds = {}
+    for b in launch["blocks"]:
+        for (_s, name), (count, _lines) in warp_meetings(b).items():
+            kind = "shuffles" if name.startswith("__shfl") else "at %s" % name
+            kinds[kind] = kinds.get(kind, 0) + count
+    whole = len(launch["blocks"]) == launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+    if not whole or sum(kinds.values()) != n or len(kinds) < 2:
+        return "%d warp meetings" % n
+    return "%d warp meetings (%s)" % (n, ", ".join("%d %s" % (v, k) for k, v in
+                                                   sorted(kinds.items(), key=lambda kv: (kv[0] != "shuffles", kv[0]))))
+
+
 def warps_text(active, threads):
     """'warp 0: all 32 lanes, warp 1: idle' or, for many warps, a count of each kind."""
     nwarps = (threads + 31) // 32
@@ -1523,7 +1558,10 @@ class BlockDrawing:
         raced = frame.raced if frame is not None else set()
         wide = max((a[1] for accs in ph.shared.values() for a in accs), default=1)
         if wide > 1 and worst == 1:
-            conflict_text = "no bank conflict (%d-byte accesses: a GPU serves %d lanes a pass)" % (4 * wide, 32 // min(4, wide))
+            counted = phase_conflicts(ph)[0]
+            conflict_text = "no bank conflict (%d-byte accesses: a GPU serves %d lanes a pass)%s" % (
+                4 * wide, 32 // min(4, wide),
+                "; the emulator counts %d here, the words one bank gets from the whole warp" % counted if counted else "")
         else:
             conflict_text = None
         conflict_text = conflict_text or "no bank conflict" if worst == 1 else \
@@ -1947,6 +1985,13 @@ class BlockDrawing:
                     x for x in ("%d more shuffle ladder%s" % (skipped[0], "" if skipped[0] == 1 else "s") if skipped[0] else "",
                                 "%d more step%s in shared memory" % (skipped[1], "" if skipped[1] == 1 else "s") if skipped[1] else "")
                     if x), 11, C_NOTE)
+            met = warp_meetings(self.block)
+            for (ms, name), (count, lines) in sorted(met.items()):
+                if ms == s and not name.startswith("__shfl"):
+                    self.para("The warps also meet at %s %d time%s in this step (%s), no value moving: each lane waits "
+                              "there for the others of its warp; counted among the warp meetings." % (
+                                  name, count, "" if count == 1 else "s",
+                                  ", ".join(describe_line(l, self.source) for l in lines) or "line ?"), 11, C_NOTE)
             self.draw_errors(s)
             if steps[s].get("barrier_line"):
                 self.barrier(steps[s])
@@ -2166,7 +2211,7 @@ class BlockDrawing:
         c = self.run.get("counters")
         if not c:
             return None
-        parts = ["%d block barriers" % c["block_barriers"], "%d warp meetings" % c["warp_meetings"],
+        parts = ["%d block barriers" % c["block_barriers"], meetings_text(self.trace, c),
                  "%d shared-memory requests, %s" % (c["shared_requests"], conflicts_text(self.trace, c, True)),
                  "%d divergent requests" % c["divergent_shared_requests"],
                  "%d global loads of %g bytes on average, in %d requests moving %d sectors (%d needed)" % (
@@ -2186,24 +2231,34 @@ def conflict_counts(trace, launch_index=0):
     emulator = gpu = 0
     for b in range(len(launch["blocks"])):
         for ph in block_phases(trace, launch_index, b):
-            requests, widths = {}, {}
-            for t, accs in ph.shared.items():
-                for k, (word, count, _op, _v, _l) in enumerate(accs):
-                    requests.setdefault((t // 32, k), {}).setdefault(t % 32, []).extend(range(word, word + count))
-                    widths[(t // 32, k)] = max(widths.get((t // 32, k), 1), count)
-            for key, lanes in requests.items():
-                def ways(words):
-                    banks = {}
-                    for w in words:
-                        banks.setdefault(w % 32, set()).add(w)
-                    return max(len(v) for v in banks.values())
-                emulator += ways([w for ws in lanes.values() for w in ws]) - 1
-                group = 32 // min(4, max(1, widths[key]))
-                passes = {}
-                for lane, words in lanes.items():
-                    passes.setdefault(lane // group, []).extend(words)
-                gpu += sum(ways(words) - 1 for words in passes.values())
+            e, g = phase_conflicts(ph)
+            emulator += e
+            gpu += g
     return emulator, gpu, len(launch["blocks"]) == launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+
+
+def phase_conflicts(ph):
+    """(as the emulator counts them, as a GPU serves them): the bank conflicts of one phase's
+    shared-memory requests (see conflict_counts)."""
+    emulator = gpu = 0
+    requests, widths = {}, {}
+    for t, accs in ph.shared.items():
+        for k, (word, count, _op, _v, _l) in enumerate(accs):
+            requests.setdefault((t // 32, k), {}).setdefault(t % 32, []).extend(range(word, word + count))
+            widths[(t // 32, k)] = max(widths.get((t // 32, k), 1), count)
+    for key, lanes in requests.items():
+        def ways(words):
+            banks = {}
+            for w in words:
+                banks.setdefault(w % 32, set()).add(w)
+            return max(len(v) for v in banks.values())
+        emulator += ways([w for ws in lanes.values() for w in ws]) - 1
+        group = 32 // min(4, max(1, widths[key]))
+        passes = {}
+        for lane, words in lanes.items():
+            passes.setdefault(lane // group, []).extend(words)
+        gpu += sum(ways(words) - 1 for words in passes.values())
+    return emulator, gpu
 
 
 def conflicts_text(trace, counters, long):
@@ -2218,7 +2273,7 @@ def conflicts_text(trace, counters, long):
         return ("%d bank conflicts as the emulator counts them, %d on a GPU (the emulator counts every word one bank "
                 "is asked for by a warp's 8- or 16-byte accesses; a GPU serves those a half or a quarter of a warp "
                 "at a time, each part without a conflict)" % (n, gpu))
-    return "%d bank conflicts (the emulator's count; %d on a GPU)" % (n, gpu)
+    return "%d bank conflicts on a GPU (the emulator counts %d, in the steps that say so)" % (gpu, n)
 
 
 def shared_signature(ph):
@@ -2387,8 +2442,10 @@ def summary_rows(doc):
         lines = sorted(set(a[4] for accs in ph.shared.values() for a in accs if isinstance(a[4], int)))
         again = lines and set(lines) <= lines_seen
         lines_seen.update(lines)
+        counted = phase_conflicts(ph)[0]
         text = "Step %d: %s: %s; %s; line %s%s" % (
-            ph.step + 1, who, what, "no bank conflict" if worst == 1 else "%d-way bank conflicts" % worst,
+            ph.step + 1, who, what, ("no bank conflict on a GPU (the emulator counts %d)" % counted if counted
+                                     else "no bank conflict") if worst == 1 else "%d-way bank conflicts" % worst,
             number_list(lines) if lines else "?", " again (a loop)" if again else "")
         rows.append(("shared %d" % k, text, set(ph.shared), 0))
     rows = [r if len(r) == 3 else (r[0], r[1] + ("" if not r[3] else "; then %d more time%s alike" % (
@@ -2412,9 +2469,9 @@ def summary_rows(doc):
     counted = d.counters_text()
     c = run.get("counters")
     if c:
-        rows.append(("counters", "Counted: %d barriers, %d warp meetings, %d shared requests, %s, "
+        rows.append(("counters", "Counted: %d barriers, %s, %d shared requests, %s, "
                                  "%d divergent requests, %d global loads, %d sectors" % (
-                                     c["block_barriers"], c["warp_meetings"], c["shared_requests"],
+                                     c["block_barriers"], meetings_text(trace, c), c["shared_requests"],
                                      conflicts_text(trace, c, False), c["divergent_shared_requests"], c["global_loads"],
                                      c["global_load_sectors"]), None))
     del counted
