@@ -39,6 +39,7 @@ import base64
 import gzip
 import html
 import json
+import re
 import struct
 import sys
 
@@ -1956,6 +1957,7 @@ class BlockDrawing:
             phases = by_step.get(s, [])
             pending = []      # the shuffle rounds of the ladder being drawn
             seen_ladders, seen_shared = {}, {}
+            parts = len(set(shared_signature(ph) for ph in phases if ph.shared))
             skipped = [0, 0]
             for i, ph in enumerate(phases):
                 warp0_memory = any(t < 32 for t in ph.shared) or any(t < 32 for t in ph.glob)
@@ -1970,6 +1972,8 @@ class BlockDrawing:
                         skipped[1] += 1
                     else:
                         seen_shared[sig] = True
+                        if parts > 1:   # named as the side-by-side columns name them: step 1a, 1b, ...
+                            label = "step %d%s" % (s + 1, "abcdefghij"[(len(seen_shared) - 1) % 10])
                         self.draw_shared(ph, label)
                         label = ""
                 if ph.glob or ph.fences:
@@ -2419,10 +2423,15 @@ def summary_rows(doc):
                     "each of warp 0's %d loads" % count if count > 1 else "warp 0's load", effs[0][0],
                     "" if effs[0][0] == 1 else "s", effs[0][1], round(100.0 * effs[0][1] / (32 * effs[0][0])))
             else:
-                shown = effs[:6]
-                text += "; warp 0's loads: %s sectors for %s bytes asked%s" % (
-                    ", ".join(str(e[0]) for e in shown), ", ".join(str(e[1]) for e in shown),
-                    ", ..." if len(effs) > len(shown) else "")
+                runs = []   # alike loads in a row, said once with their count (a list cut with '...' hid some)
+                for e in effs:
+                    if runs and runs[-1][0] == e:
+                        runs[-1][1] += 1
+                    else:
+                        runs.append([e, 1])
+                text += "; warp 0's loads: %s" % ", ".join(
+                    "%s%d sector%s for %d bytes" % ("%d x " % n if n > 1 else "", e[0], "" if e[0] == 1 else "s", e[1])
+                    for e, n in runs)
         rows.append(("loads", text, None))
     k = 0
     lines_seen = set()
@@ -2450,6 +2459,16 @@ def summary_rows(doc):
         rows.append(("shared %d" % k, text, set(ph.shared), 0))
     rows = [r if len(r) == 3 else (r[0], r[1] + ("" if not r[3] else "; then %d more time%s alike" % (
         r[3], "" if r[3] == 1 else "s")), r[2]) for r in rows]
+    # several rows in one step (between two barriers): 1a, 1b, ... as the detailed drawing names them
+    per_step = {}
+    for r in rows:
+        m = re.match(r"Step (\d+): ", r[1]) if r[0].startswith("shared") else None
+        if m:
+            per_step.setdefault(m.group(1), []).append(r)
+    for step, rs in per_step.items():
+        if len(rs) > 1:
+            for k, r in enumerate(rs):
+                rows[rows.index(r)] = (r[0], r[1].replace("Step %s: " % step, "Step %s%s: " % (step, "abcdefghij"[k % 10]), 1), r[2])
     shuffles = [ph for ph in d.phases if ph.shfl]
     if shuffles:
         kinds = sorted(set(v[0].replace("__shfl_", "").replace("_sync", "") for ph in shuffles for v in ph.shfl.values()))
@@ -2457,8 +2476,11 @@ def summary_rows(doc):
         mine = [ph for ph in shuffles if any(t < 32 for t in ph.shfl)]
         deltas = [next(v for t, v in sorted(ph.shfl.items()) if t < 32)[4] for ph in mine]
         ladders = 1 + sum(1 for a, b in zip(deltas, deltas[1:]) if b > a)   # an argmin shuffles twice a rung
-        rows.append(("shuffles", "Shuffles (%s): warp 0 shuffles %d times, %s; warp%s %s shuffle" % (
-            "/".join(kinds), len(mine), "in %d ladders of %s" % (ladders, ", ".join(str(x) for x in deltas[:5]))
+        in_steps = sorted(set(ph.step + 1 for ph in mine))
+        rows.append(("shuffles", "Shuffles (%s) in step%s %s: warp 0 shuffles %d times, %s; warp%s %s shuffle" % (
+            "/".join(kinds), "" if len(in_steps) == 1 else "s",
+            ", ".join(str(x) for x in in_steps[:-1]) + " and %d" % in_steps[-1] if len(in_steps) > 1 else in_steps[0],
+            len(mine), "in %d ladders of %s" % (ladders, ", ".join(str(x) for x in deltas[:5]))
             if ladders > 1 else "lane distances %s" % ", ".join(str(x) for x in deltas),
             "" if len(warps) == 1 else "s", number_list(warps)), None))
     else:
