@@ -2465,10 +2465,10 @@ def summary_rows(doc):
         m = re.match(r"Step (\d+): ", r[1]) if r[0].startswith("shared") else None
         if m:
             per_step.setdefault(m.group(1), []).append(r)
-    for step, rs in per_step.items():
-        if len(rs) > 1:
-            for k, r in enumerate(rs):
-                rows[rows.index(r)] = (r[0], r[1].replace("Step %s: " % step, "Step %s%s: " % (step, "abcdefghij"[k % 10]), 1), r[2])
+    for step, rs in per_step.items():   # keyed by step and part: the columns set step 2 beside step 2
+        for k, r in enumerate(rs):
+            text = r[1] if len(rs) == 1 else r[1].replace("Step %s: " % step, "Step %s%s: " % (step, "abcdefghij"[k % 10]), 1)
+            rows[rows.index(r)] = ("shared %s %d" % (step, k), text, r[2])
     shuffles = [ph for ph in d.phases if ph.shfl]
     if shuffles:
         kinds = sorted(set(v[0].replace("__shfl_", "").replace("_sync", "") for ph in shuffles for v in ph.shfl.values()))
@@ -2545,7 +2545,7 @@ def draw_beside(d, before, doc):
         if k not in keys:
             keys.append(k)
     order = {"loads": 0, "shuffles": 2, "blocks": 3, "counters": 4}
-    keys.sort(key=lambda k: (order.get(k, 1), int(k.split()[1]) if k.startswith("shared") else 0))
+    keys.sort(key=lambda k: (order.get(k, 1), tuple(int(x) for x in k.split()[1:]) if k.startswith("shared") else ()))
     lmap = dict((k, (t, a)) for k, t, a in left)
     rmap = dict((k, (t, a)) for k, t, a in right)
     top_line = d.y + 4
