@@ -829,6 +829,7 @@ POISON = 0x5A5A5A5A
 
 C_TEXT, C_NOTE, C_BAD = "#222", "#555", "#b00000"
 C_ST, C_ST_EDGE, C_LD = "#bfe8bf", "#6a9f6a", "#1f5fbf"
+C_SOME = "#a9c1e6"   # a warp box of a warp with some of its lanes at work
 C_CONFLICT, C_RACE = "#e07800", "#ff8c8c"
 C_ON, C_OFF = "#37598a", "#e3e6ea"
 C_REG, C_REG_EDGE, C_PALE = "#ffe6a8", "#c8a040", "#f7f2e6"
@@ -1697,11 +1698,12 @@ class BlockDrawing:
                 for k, w in enumerate(range(r0, min(nwarps, r0 + per_row))):
                     n = sum(1 for t in active if t // 32 == w)
                     lanes = min(32, self.threads - 32 * w)
-                    fill = "#4c9a4c" if n == lanes else "#e8a33d" if n else C_OFF
+                    # the lanes' colours (the legend's), not green: green is a stored word
+                    fill = C_ON if n == lanes else C_SOME if n else C_OFF
                     x = COL0 + k * 112
                     self.c.rect(x, self.y, 108, 17, fill, fill, 1, cls="warpbox")
                     self.c.text(x + 54, self.y + 12.5, "w%d: %s" % (w, "idle" if n == 0 else "%d/%d" % (n, lanes)),
-                                11, "#fff" if n else C_NOTE, anchor="middle")
+                                11, "#fff" if n == lanes else C_TEXT if n else C_NOTE, anchor="middle")
                 self.y += 17
             self.y += 0
 
@@ -2375,6 +2377,32 @@ def legend(d):
         d.c.text(x, d.y + 10, text, 11, C_NOTE)
         x += text_width(text, 11) + 14
     d.y += 14
+    # what only some drawings show: the warp boxes of a block of more than 2 warps; MAX and MIN
+    extra = []
+    if d.threads > 64:
+        extra.append(("warp", C_ON, "#fff", "w0: 32/32", "a warp, its lanes at work of its lanes: all"))
+        extra.append(("warp", C_SOME, C_TEXT, "w1: 16/32", "some"))
+        extra.append(("warp", C_OFF, C_NOTE, "w2: idle", "none"))
+    if d.numbers.op in ("min", "max", "argmin"):
+        extra.append(("text", None, C_TEXT, "MAX", "INT_MAX, the start of a minimum;"))
+        extra.append(("text", None, C_TEXT, "MIN", "INT_MIN, the start of a maximum"))
+    if extra:
+        d.y += 6
+        x = 8
+        for kind, fill, ink, sample, text in extra:
+            w = 88 if kind == "warp" else 34
+            if x + w + 6 + text_width(text, 11) > DOC_WIDTH - 8:
+                d.y += 22
+                x = 8
+            if kind == "warp":
+                d.c.rect(x, d.y - 2, w, 17, fill, fill, 1, cls="warpbox")
+            else:
+                d.c.rect(x, d.y - 2, w, 17, C_REG, C_REG_EDGE, 1)
+            d.c.text(x + w / 2.0, d.y + 10.5, sample, 11, ink, anchor="middle")
+            x += w + 6
+            d.c.text(x, d.y + 10.5, text, 11, C_NOTE)
+            x += text_width(text, 11) + 14
+        d.y += 16
 
 
 # ----------------------------------------------------------------------------- two stages side by side
