@@ -1377,6 +1377,99 @@ START_TEST(a_load_rule_that_did_not_run_earns_no_speed_points)
 }
 END_TEST
 
+/* ------------------------------------------------------------ a picture of a failed emulated grade */
+
+/* Issue 25: lab 8 with a plain += on its block count failed at n = 1025, 64 threads (two blocks);
+ * the picture was drawn at n = 131 (2 x 64 + 3: one block, where no block meets another), right. */
+START_TEST(a_picture_of_a_failed_grade_draws_a_failing_case_where_a_trace_holds_it)
+{
+    kit_picture_case p;
+    /* the first failing case fits a trace: it, as graded */
+    add(131, 64, KIT_PATTERN_ONES, 0, KIT_OK, 131, 131, "");
+    add(1025, 64, KIT_PATTERN_ONES, 0, KIT_NO_RESULT, 0, 1025, "wrote no result");
+    add(3000, 128, KIT_PATTERN_RANDOM, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    log_.cases[1].seed = 77;
+    ck_assert_int_eq(kit_choose_picture_case(log_.cases, log_.count, (size_t)1 << 14, 64, 256, &p),
+                     KIT_PICTURE_FIRST_FAILURE);
+    ck_assert_msg(p.n == 1025 && p.threads == 64 && p.pattern == KIT_PATTERN_ONES && p.seed == 77, "n %zu, %u threads",
+                  p.n, p.threads);
+    ck_assert(p.failed_n == 1025 && p.failed_threads == 64);
+    kit_case_log_free(&log_);
+    /* the first is too large (n or block size): the smallest failing case that fits */
+    add(1 << 20, 64, KIT_PATTERN_RANDOM, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    add(5000, 1024, KIT_PATTERN_RANDOM, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    add(9000, 256, KIT_PATTERN_POSITIONAL, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    add(4100, 128, KIT_PATTERN_ONES, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    add(100, 128, KIT_PATTERN_ONES, 0, KIT_OK, 100, 100, "");
+    ck_assert_int_eq(kit_choose_picture_case(log_.cases, log_.count, (size_t)1 << 14, 64, 256, &p),
+                     KIT_PICTURE_SMALLEST_FAILURE);
+    ck_assert_msg(p.n == 4100 && p.threads == 128 && p.pattern == KIT_PATTERN_ONES, "n %zu, %u threads", p.n, p.threads);
+    kit_case_log_free(&log_);
+    /* none fits: a failing case's block size, pattern and seed at the largest n a trace holds */
+    add(1 << 20, 1024, KIT_PATTERN_RANDOM, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    add(1 << 19, 128, KIT_PATTERN_POSITIONAL, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    log_.cases[1].seed = 9;
+    ck_assert_int_eq(kit_choose_picture_case(log_.cases, log_.count, (size_t)1 << 14, 64, 256, &p),
+                     KIT_PICTURE_LIKE_A_FAILURE);
+    ck_assert_msg(p.n == (size_t)1 << 14 && p.threads == 128 && p.pattern == KIT_PATTERN_POSITIONAL && p.seed == 9 &&
+                      p.failed_n == (size_t)1 << 19,
+                  "n %zu, %u threads", p.n, p.threads);
+    kit_case_log_free(&log_);
+    add(1 << 20, 1024, KIT_PATTERN_RANDOM, 0, KIT_WRONG_RESULT, 1, 2, "wrong");
+    ck_assert_int_eq(kit_choose_picture_case(log_.cases, log_.count, (size_t)1 << 14, 64, 256, &p),
+                     KIT_PICTURE_LIKE_A_FAILURE);
+    ck_assert(p.n == (size_t)1 << 14 && p.threads == 256 && p.failed_threads == 1024);
+    kit_case_log_free(&log_);
+    /* no failing case logged: the picture's own n (0), 64 threads */
+    add(131, 64, KIT_PATTERN_ONES, 0, KIT_OK, 131, 131, "");
+    ck_assert_int_eq(kit_choose_picture_case(log_.cases, log_.count, (size_t)1 << 14, 64, 256, &p),
+                     KIT_PICTURE_NO_FAILURE);
+    ck_assert(p.n == 0 && p.threads == 64);
+    kit_case_log_free(&log_);
+}
+END_TEST
+
+/* The report's words say what was drawn: the failing case where the drawn run went wrong, and
+ * never the failing case where it went right. */
+START_TEST(the_report_calls_a_picture_the_failing_case_only_where_the_drawn_run_went_wrong)
+{
+    kit_grade_config c;
+    kit_grade_config_default(&c);
+    make_dir();
+    put(8, KIT_PART_EMULATED, KIT_OUTCOME_FAIL, "stage 8 failed 30 of 849 runs. First failure: stage 8 wrote no "
+        "result (n = 1025, 64 threads, ones input, seed 1)");
+    char page[256], note[256];
+    snprintf(page, sizeof page, "%s/stage8-picture.html", dir);
+    snprintf(note, sizeof note, "%s/stage8.picture", dir);
+    FILE *f = fopen(page, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("<html></html>\n", f);
+    fclose(f);
+    static const struct {
+        const char *drawn, *says, *never;
+    } notes[] = {
+        {"first", "Picture of your kernel in the failing case (n = 1025, 64 threads, pattern ones), which went wrong "
+                  "again", "right answer"},
+        {"smallest", "the smallest failing case small enough to draw (n = 1025", "right answer"},
+        {"like", "at a failing case's block size, pattern and seed", "right answer"},
+        {"right", "at n = 1025, 64 threads, pattern ones, which gave the right answer when drawn on the CPU emulator: "
+                  "not a failing case", "in the failing case"},
+    };
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
+        f = fopen(note, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "%s\t1025\t64\tones\t%s\n", page, notes[i].drawn);
+        fclose(f);
+        kit_stage_grade g;
+        kit_grade_stage(&c, dir, 8, &g);
+        const char *m = g.parts[KIT_PART_EMULATED].message;
+        ck_assert_msg(strstr(m, notes[i].says) && strstr(m, page) && !strstr(m, notes[i].never) &&
+                          !strstr(m, "small run of that case"),
+                      "%s: %s", notes[i].drawn, m);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("grader");
@@ -1424,6 +1517,8 @@ int main(void)
     tcase_add_test(report, a_failed_load_rule_takes_the_speed_points_a_gpu_gave_and_shows_without_one);
     tcase_add_test(report, a_file_only_the_emulator_cannot_build_is_graded_by_the_gpu_alone_with_a_note);
     tcase_add_test(report, a_load_rule_that_did_not_run_earns_no_speed_points);
+    tcase_add_test(report, a_picture_of_a_failed_grade_draws_a_failing_case_where_a_trace_holds_it);
+    tcase_add_test(report, the_report_calls_a_picture_the_failing_case_only_where_the_drawn_run_went_wrong);
     tcase_add_test(report, grade_report_program_prints_the_table_and_writes_json_and_csv);
     tcase_add_test(report, corpora_list_every_kind_of_mistake_cheat_and_valid_alternative_with_a_file);
     suite_add_tcase(suite, report);

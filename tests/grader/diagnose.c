@@ -318,3 +318,68 @@ int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t 
     say(out, size, "First failure: %s", first->message);
     return failed;
 }
+
+/* ---------------------------------------------------------------- the case a picture draws */
+
+static int fits_a_trace(const kit_case *c, size_t max_n, unsigned min_threads, unsigned max_threads)
+{
+    return c->n > 0 && c->n <= max_n && c->threads >= min_threads && c->threads <= max_threads;
+}
+
+static void draw_case(kit_picture_case *out, kit_picture_kind kind, const kit_case *c, size_t n, unsigned threads)
+{
+    out->kind = kind;
+    out->n = n;
+    out->threads = threads;
+    out->pattern = c->pattern;
+    out->seed = c->seed;
+    out->failed_n = c->n;
+    out->failed_threads = c->threads;
+}
+
+kit_picture_kind kit_choose_picture_case(const kit_case *cases, int count, size_t max_n, unsigned min_threads,
+                                         unsigned max_threads, kit_picture_case *out)
+{
+    memset(out, 0, sizeof *out);
+    const kit_case *first = NULL, *smallest = NULL, *block_size_fits = NULL;
+    for (int i = 0; i < count; i++) {
+        const kit_case *c = &cases[i];
+        if (c->status == KIT_OK)
+            continue;
+        if (!first)
+            first = c;
+        if (fits_a_trace(c, max_n, min_threads, max_threads) && (!smallest || c->n < smallest->n))
+            smallest = c;
+        if (!block_size_fits && c->threads >= min_threads && c->threads <= max_threads)
+            block_size_fits = c;
+    }
+    if (!first) {
+        out->kind = KIT_PICTURE_NO_FAILURE;
+        out->threads = min_threads;
+        out->pattern = KIT_PATTERN_RANDOM;
+        out->seed = 1;
+        return out->kind;
+    }
+    if (fits_a_trace(first, max_n, min_threads, max_threads))
+        draw_case(out, KIT_PICTURE_FIRST_FAILURE, first, first->n, first->threads);
+    else if (smallest)
+        draw_case(out, KIT_PICTURE_SMALLEST_FAILURE, smallest, smallest->n, smallest->threads);
+    else {
+        const kit_case *c = block_size_fits ? block_size_fits : first;
+        const unsigned threads = c->threads < min_threads ? min_threads : c->threads > max_threads ? max_threads
+                                                                                                   : c->threads;
+        draw_case(out, KIT_PICTURE_LIKE_A_FAILURE, c, c->n < max_n ? c->n : max_n, threads);
+    }
+    return out->kind;
+}
+
+const char *kit_picture_kind_name(kit_picture_kind kind)
+{
+    switch (kind) {
+    case KIT_PICTURE_FIRST_FAILURE: return "first";
+    case KIT_PICTURE_SMALLEST_FAILURE: return "smallest";
+    case KIT_PICTURE_LIKE_A_FAILURE: return "like";
+    case KIT_PICTURE_NO_FAILURE: break;
+    }
+    return "none";
+}

@@ -46,6 +46,7 @@
 
 #include "audit.h"
 #include "grader.h"
+#include "options.h"
 #include "sandbox.h"
 
 /* ---------------------------------------------------------------- the command line */
@@ -698,27 +699,19 @@ START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
 }
 END_TEST
 
-/* The first case the emulated correctness test failed (its block size, pattern and seed are
- * what a picture of the failure runs: picture_of_the_failure()). */
-static struct {
-    int found;
-    size_t n;
-    unsigned threads;
-    kit_pattern pattern;
-    unsigned long long seed;
-} failing;
+/* The block sizes a picture of a failure draws: a trace of 64 to 256 threads a block is one a
+ * student can step through. */
+#define PICTURE_MIN_THREADS 64
+#define PICTURE_MAX_THREADS 256
+
+/* The case a picture of the emulated correctness test's failure draws (picture_of_the_failure()):
+ * a failing case of the grade where a trace holds it (kit_choose_picture_case()). */
+static kit_picture_case failing = {KIT_PICTURE_NO_FAILURE, 0, PICTURE_MIN_THREADS, KIT_PATTERN_RANDOM, 1, 0, 0};
 
 static void remember_failing_case(const runner_reply *r)
 {
-    for (int i = 0; i < r->log.count; i++)
-        if (r->log.cases[i].status != KIT_OK) {
-            failing.found = 1;
-            failing.n = r->log.cases[i].n;
-            failing.threads = r->log.cases[i].threads;
-            failing.pattern = r->log.cases[i].pattern;
-            failing.seed = r->log.cases[i].seed;
-            return;
-        }
+    kit_choose_picture_case(r->log.cases, r->log.count, KIT_TRACE_MAX_N, PICTURE_MIN_THREADS, PICTURE_MAX_THREADS,
+                            &failing);
 }
 
 START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
@@ -1434,15 +1427,18 @@ static int grade_races(void)
 
 /*
  * After the CPU emulator's correctness test failed on a student's lab, the report links a
- * picture of what the lab's kernel did (issue 25): a small run of the failing case's block size
- * (64 to 256 threads), pattern and seed, at n = 2 x threads + 3 (three blocks, the last with 3
- * elements) or the failing n where it is smaller, beside the reference's run (--compare). The
+ * picture of what the lab's kernel did (issue 25): a failing case of the grade where a trace holds
+ * it (n up to 2^14, 64 to 256 threads: the first failure, else the smallest), else a failing
+ * case's block size, pattern and seed at n = 2^14 (kit_choose_picture_case()), beside the
+ * reference's run (--compare). The drawn run must go wrong to be called the failing case: the
+ * note says what it was (kit_picture_words()), a run that went right included. The
  * trace comes from reduce_ladder_emu --impl labs, which links the same lab file, run sandboxed
  * as the runners are, and comes back on the private pipe; the drawing,
  * tools/trace_picture.py, loads no student code and runs here. It writes RESULTS/stageK-picture.html
- * and RESULTS/stageK.picture, one line the report reads (report.c: the path, n, threads and
- * pattern). The verdict is written before this starts and never depends on it: anything that
- * goes wrong here leaves no picture and one line in the test's output. Only the labs' own
+ * and RESULTS/stageK.picture, one line the report reads (report.c: the path, n, threads,
+ * pattern and what the drawn run was). The verdict is written before this starts and never
+ * depends on it: anything that goes wrong here leaves no picture and one line in the test's
+ * output. Only the labs' own
  * runner (run_labs_stageK_emu, beside reduce_ladder_emu in the build) gets a picture: a corpus
  * file is no lab, and reduce_ladder_emu must be newer than the lab file, or it would draw the
  * lab as it was when last built.
@@ -1551,17 +1547,13 @@ static void picture_of_the_failure(void)
         printf("picture: none (no tools/trace_picture.py above %s)\n", source);
         return;
     }
-    unsigned threads = failing.found ? failing.threads : 64;
-    threads = threads < 64 ? 64 : threads > 256 ? 256 : threads;
-    size_t n = 2 * (size_t)threads + 3;
-    if (failing.found && failing.n > 0 && failing.n < n)
-        n = failing.n;
-    kit_pattern pattern = failing.found ? failing.pattern : KIT_PATTERN_RANDOM;
-    unsigned long long seed = failing.found ? failing.seed : 1;
+    const unsigned threads = failing.threads;
+    const kit_pattern pattern = failing.pattern;
+    const unsigned long long seed = failing.seed;
     char stage_text[16], threads_text[16], n_text[32], seed_text[32];
     snprintf(stage_text, sizeof stage_text, "%d", args.stage);
     snprintf(threads_text, sizeof threads_text, "%u", threads);
-    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(n_text, sizeof n_text, "%zu", failing.n);
     snprintf(seed_text, sizeof seed_text, "%llu", seed);
     /* The trace is written in the sandbox's scratch folder (its working directory, the one place
      * it may write), then sent on the private pipe: the folder goes when the run ends. */
@@ -1571,8 +1563,10 @@ static void picture_of_the_failure(void)
                        "\"$0\" \"$@\" --trace trace.json 2>trace.err; s=$?; "
                        "grep -v '^reduce_ladder: wrote the trace ' trace.err >&2; "
                        "if [ $s -le 1 ]; then cat trace.json >&3 || exit 2; fi; exit $s", emulator,
-                       "--stage", stage_text, "--impl", "labs", "--compare", "--threads", threads_text, "--n", n_text,
-                       "--pattern", (char *)kit_pattern_name(pattern), "--seed", seed_text, NULL};
+                       "--stage", stage_text, "--impl", "labs", "--compare", "--threads", threads_text, "--pattern",
+                       (char *)kit_pattern_name(pattern), "--seed", seed_text, "--n", n_text, NULL};
+    if (failing.n == 0) /* no failing case known: the picture's own n, where blocks meet */
+        command[sizeof command / sizeof command[0] - 3] = NULL;
     kit_sandbox_result run;
     char why[512];
     if (kit_sandbox_run(command, NULL, PICTURE_TIMEOUT_S, &run, why, sizeof why) != 0) {
@@ -1585,6 +1579,21 @@ static void picture_of_the_failure(void)
         kit_sandbox_result_free(&run);
         return;
     }
+    /* What the drawn run of the lab gave: its run is the trace's first (the lab's, one block size),
+     * {"threads": T, "n": N, "status": "S", ...; a JSON string holds no bare quote, so no source
+     * line can pose as it. Only a run that went wrong is called the failing case. */
+    size_t n = failing.n;
+    char drawn_status[32] = "";
+    const char *first_run = strstr(run.reply, "{\"threads\": ");
+    unsigned drawn_threads = 0;
+    if (!first_run || sscanf(first_run, "{\"threads\": %u, \"n\": %zu, \"status\": \"%31[^\"]\"", &drawn_threads, &n,
+                             drawn_status) != 3 || drawn_threads != threads) {
+        printf("picture: none (the traced run wrote no run of your kernel)\n");
+        kit_sandbox_result_free(&run);
+        return;
+    }
+    const int went_wrong = strcmp(drawn_status, "OK") != 0;
+    const char *drawn = went_wrong ? kit_picture_kind_name(failing.kind) : "right";
     char html[4096], note[4096], trace[4096 + 16];
     picture_paths(html, note, sizeof html);
     snprintf(trace, sizeof trace, "%s.trace.json", html);
@@ -1604,11 +1613,12 @@ static void picture_of_the_failure(void)
         snprintf(shown, sizeof shown, "%s", html);
     f = fopen(note, "w");
     if (f) {
-        fprintf(f, "%s\t%zu\t%u\t%s\n", shown, n, threads, kit_pattern_name(pattern));
+        fprintf(f, "%s\t%zu\t%u\t%s\t%s\n", shown, n, threads, kit_pattern_name(pattern), drawn);
         fclose(f);
     }
-    printf("picture: %s (your kernel at n = %zu, %u threads, pattern %s, beside the reference's run)\n", shown, n,
-           threads, kit_pattern_name(pattern));
+    char words[512];
+    kit_picture_words(drawn, n, threads, kit_pattern_name(pattern), words, sizeof words);
+    printf("picture: %s (%s; the reference's run beside it)\n", shown, words);
 }
 
 int main(int argc, char **argv)

@@ -155,6 +155,46 @@ void kit_case_log_free(kit_case_log *log);
  */
 int kit_diagnose(int stage, const kit_case *cases, int count, char *out, size_t size);
 
+/** Which case a picture of a failed emulated grade draws (kit_choose_picture_case()). */
+typedef enum kit_picture_kind {
+    KIT_PICTURE_NO_FAILURE,       /**< no failed case logged: 64 threads, random input, the picture's own n (n 0) */
+    KIT_PICTURE_FIRST_FAILURE,    /**< the first failing case, as graded (the one the message gives in full) */
+    KIT_PICTURE_SMALLEST_FAILURE, /**< the smallest failing case a trace holds, as graded */
+    KIT_PICTURE_LIKE_A_FAILURE    /**< no failing case fits a trace: a failing case's block size (within the
+                                       trace's), pattern and seed at the largest n a trace holds, the most blocks */
+} kit_picture_kind;
+
+/** The case a picture draws, and the failing case it stands for. */
+typedef struct kit_picture_case {
+    kit_picture_kind kind;
+    size_t n; /**< 0: let reduce_ladder choose (KIT_PICTURE_NO_FAILURE) */
+    unsigned threads;
+    kit_pattern pattern;
+    unsigned long long seed;
+    size_t failed_n; /**< the failing case it stands for (0 with KIT_PICTURE_NO_FAILURE) */
+    unsigned failed_threads;
+} kit_picture_case;
+
+/**
+ * The case a picture of a failed grade draws: the first failing case where its n is at most
+ * \p max_n and its block size within [\p min_threads, \p max_threads] (what a trace holds), else
+ * the smallest failing case that fits, else the block size (the nearest within the bounds),
+ * pattern and seed of the first failing case whose block size fits (or the first) at n = \p max_n.
+ * Whether the drawn run goes wrong is for the run to tell. Returns out->kind.
+ */
+kit_picture_kind kit_choose_picture_case(const kit_case *cases, int count, size_t max_n, unsigned min_threads,
+                                         unsigned max_threads, kit_picture_case *out);
+
+/** What the words of a picture's note call it: "first", "smallest", "like" or "none" (the kind). */
+const char *kit_picture_kind_name(kit_picture_kind kind);
+
+/**
+ * What a picture of a failed grade drew, in words that begin "your kernel ...": \p drawn is the
+ * kind's name (kit_picture_kind_name()) when the drawn run went wrong, "right" when it gave the
+ * right answer (then the words say it is not the failing case), "" when not known.
+ */
+void kit_picture_words(const char *drawn, size_t n, unsigned threads, const char *pattern, char *out, size_t size);
+
 /**
  * Reproducibility: every repeat of an input (same n, block size, pattern and seed) must give
  * the bits its first run gave. A repeat that passed but differs from a first run that passed

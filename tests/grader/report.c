@@ -40,9 +40,32 @@ static int not_graded(const kit_stage_grade *g)
            g->parts[KIT_PART_EMULATED].outcome == KIT_OUTCOME_MISSING;
 }
 
+void kit_picture_words(const char *drawn, size_t n, unsigned threads, const char *pattern, char *out, size_t size)
+{
+    char run[160];
+    snprintf(run, sizeof run, "n = %zu, %u threads, pattern %s", n, threads, pattern);
+    if (strcmp(drawn, "first") == 0)
+        snprintf(out, size, "your kernel in the failing case (%s), which went wrong again when drawn on the CPU "
+                 "emulator", run);
+    else if (strcmp(drawn, "smallest") == 0)
+        snprintf(out, size, "your kernel in the smallest failing case small enough to draw (%s), which went wrong "
+                 "again when drawn on the CPU emulator", run);
+    else if (strcmp(drawn, "like") == 0)
+        snprintf(out, size, "your kernel at a failing case's block size, pattern and seed, at the largest n a "
+                 "picture holds (%s), which went wrong too when drawn on the CPU emulator", run);
+    else if (strcmp(drawn, "none") == 0)
+        snprintf(out, size, "your kernel at %s, which went wrong when drawn on the CPU emulator", run);
+    else if (strcmp(drawn, "right") == 0)
+        snprintf(out, size, "your kernel at %s, which gave the right answer when drawn on the CPU emulator: not a "
+                 "failing case, so it may not show what went wrong", run);
+    else
+        snprintf(out, size, "your kernel at %s on the CPU emulator", run);
+}
+
 /* kit_grade leaves DIR/stageK.picture after an emulated correctness failure of a lab (grade.c,
- * picture_of_the_failure()): one line, the page's path, n, threads and pattern, tab-separated.
- * The failure's message then ends with where the picture is, so that every view says it. */
+ * picture_of_the_failure()): one line, the page's path, n, threads, pattern and what the drawn
+ * run was (kit_picture_words()), tab-separated. The failure's message then ends with where the
+ * picture is, so that every view says it. */
 static void add_picture(const char *dir, int stage, kit_result *emulated)
 {
     if (!dir || !dir[0] || emulated->outcome != KIT_OUTCOME_FAIL)
@@ -54,20 +77,20 @@ static void add_picture(const char *dir, int stage, kit_result *emulated)
         return;
     int got = fgets(line, sizeof line, f) != NULL;
     fclose(f);
-    char page[4096] = "", pattern[64] = "";
+    char page[4096] = "", pattern[64] = "", drawn[32] = "";
     unsigned long long n = 0;
     unsigned threads = 0;
-    if (!got || sscanf(line, "%4095[^\t]\t%llu\t%u\t%63s", page, &n, &threads, pattern) != 4)
-        return;
+    if (!got || sscanf(line, "%4095[^\t]\t%llu\t%u\t%63[^\t\n]\t%31s", page, &n, &threads, pattern, drawn) < 4)
+        return; /* a note of an older grade has no fifth field: what it drew is not known */
     struct stat st;
     if (stat(page, &st) != 0)
         return; /* removed since */
     size_t used = strlen(emulated->message);
     const char *stop = used && emulated->message[used - 1] != '.' ? "." : "";
-    char note[4096 + 512];
-    snprintf(note, sizeof note, "%s Picture of your kernel in a small run of that case (n = %llu, %u threads, pattern %s; "
-             "what every thread did, beside the reference, on the CPU emulator): open %s in a browser.",
-             stop, n, threads, pattern, page);
+    char note[4096 + 1024], words[512];
+    kit_picture_words(drawn, (size_t)n, threads, pattern, words, sizeof words);
+    snprintf(note, sizeof note, "%s Picture of %s (what every thread did, beside the reference): open %s in a "
+             "browser.", stop, words, page);
     size_t room = sizeof emulated->message - 1, note_length = strlen(note);
     if (note_length >= room)
         return;

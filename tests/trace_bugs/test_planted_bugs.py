@@ -2,6 +2,8 @@
 """A picture of a lab with a planted bug draws the mistake where it happened.
 
 Usage: test_planted_bugs.py BUG PICTURE_PROGRAM OUT_DIR
+       test_planted_bugs.py --grade BUG PICTURE_PROGRAM BUILD KIT_GRADE GRADE_REPORT KIT_GRADE_ARGS...
+       (the picture a failed emulated grade of the lab leaves: grade_main())
 BUG: missing_barrier, wrong_tail_bound, lost_ties, missing_fence, ticket_without_fence_device,
 last_block_by_index or lost_update (stage 8's blocks meeting through __device__ variables);
 device_variable_forms is a right lab 8 whose __device__ variables take each shape of declaration. Runs the program (reduce_ladder's
@@ -336,5 +338,68 @@ def main():
         print("ok: %s drawn where it happened; every drawing passes the geometry check" % bug)
 
 
+def grade_main():
+    """--grade BUG PICTURE_PROGRAM BUILD KIT_GRADE GRADE_REPORT KIT_GRADE_ARGS...: the lab graded on the
+    emulator as a student's is (BUILD/runners/run_labs_stageK_emu, BUILD/reduce_ladder_emu the bug's
+    picture program), then the picture its failure left: of a case that went wrong, in words that say
+    which, the same in the report."""
+    import shutil
+    import time
+    bug, program, build, kit_grade, grade_report = sys.argv[2:7]
+    rest = sys.argv[7:]
+    stage = STAGE[bug]
+    results = os.path.join(build, "grade")
+    shutil.rmtree(results, ignore_errors=True)
+    os.makedirs(os.path.join(results, "logs"))
+    lab = os.path.join(build, "lab", "%s_stage%d.cu" % (bug, stage))
+    os.makedirs(os.path.dirname(lab), exist_ok=True)
+    shutil.copyfile(os.path.join(HERE, "%s_stage%d.cu" % (bug, stage)), lab)
+    old = time.time() - 3600  # the lab is older than the program that draws it (else: no picture)
+    os.utime(lab, (old, old))
+    shutil.copyfile(program, os.path.join(build, "reduce_ladder_emu"))
+    os.chmod(os.path.join(build, "reduce_ladder_emu"), 0o755)
+    with open(os.path.join(build, "CMakeCache.txt"), "w") as f:  # where tools/trace_picture.py is
+        f.write("CMAKE_HOME_DIRECTORY:INTERNAL=%s\n" % ROOT)
+    args = [kit_grade, "emulated"] + rest + ["--source", lab, "--shown", "lab%d.cu" % stage, "--results", results,
+                                             "--logs", os.path.join(results, "logs")]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=280)
+    out = run.stdout + run.stderr
+    if run.returncode != 1:
+        fail("the grade of the lab with the %s exited %d, not 1:\n%s" % (bug, run.returncode, out))
+    first = re.search(r"First failure: .*?n = (\d+), (\d+) threads, (\S+) input", out)
+    if not first:
+        fail("the grade names no first failure:\n" + out)
+    said = re.search(r"^picture: (\S+) \(your kernel (.*)\)$", run.stdout, re.M)
+    if not said:
+        fail("the grade left no picture:\n" + out)
+    with open(os.path.join(results, "stage%d.picture" % stage)) as f:
+        note = f.read().rstrip("\n").split("\t")
+    if len(note) != 5:
+        fail("the picture's note says nothing of how its run went: %r (%s)" % (note, said.group(0)))
+    page, n, threads, pattern, drawn = note
+    if drawn not in ("first", "smallest", "like"):
+        fail("the picture's run of the lab went %s: %s" % ("right" if drawn == "right" else "unsaid (%r)" % drawn,
+                                                          said.group(0)))
+    if drawn == "first" and (n, threads, pattern) != first.groups():
+        fail("the picture is said to be of the failing case (n = %s, %s threads, %s), which is n = %s, %s threads, %s" % (
+            n, threads, pattern, *first.groups()))
+    if drawn == "first" and "in the failing case (n = %s, %s threads, pattern %s), which went wrong again" % (
+            n, threads, pattern) not in said.group(2):
+        fail("the grade's line does not say the picture is of the failing case: " + said.group(0))
+    if int(n) > 1 << 14 or not 64 <= int(threads) <= 256 or not os.path.getsize(page):
+        fail("the picture is of n = %s, %s threads: %s" % (n, threads, page))
+    report = subprocess.run([grade_report, "--results", results, "--stages", str(stage)], capture_output=True,
+                            text=True, timeout=60)
+    text = " ".join(report.stdout.split())
+    if "Picture of your kernel" not in text or page not in text or "which went wrong" not in text or \
+            "small run of that case" in text:
+        fail("the report does not say what the picture drew:\n" + report.stdout)
+    print("ok: the failed grade's picture is of a case that went wrong (%s: n = %s, %s threads, pattern %s); the "
+          "first failure was n = %s, %s threads" % (drawn, n, threads, pattern, first.group(1), first.group(2)))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--grade":
+        grade_main()
+    else:
+        main()
