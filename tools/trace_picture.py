@@ -504,10 +504,14 @@ def draw_frame(svg, frame, frames_total, shared_words, threads, source, title, y
                          WIDTH - 40):
             y += TEXT_LINE
             svg.text(8, y, part, FONT, "src")
-    for kind, text, _ in frame.errors:
+    for kind, text, _ in frame.errors[:3]:   # the rest: the folded list above the drawing
         for part in wrap(text, WIDTH - 40):
             y += TEXT_LINE
             svg.text(8, y, part, FONT, "error", weight="bold")
+    if len(frame.errors) > 3:
+        y += TEXT_LINE
+        svg.text(8, y, "... and %d more errors in this step (the list above the drawing has them all)"
+                 % (len(frame.errors) - 3), FONT, "error")
     return y + 12
 
 
@@ -584,6 +588,8 @@ h1 { font-size: 20px; margin: 4px 0 8px; }
 button, select { font-size: 14px; padding: 3px 8px; }
 #result { margin: 6px 0; font-size: 14px; } #result.bad { color: #b00000; font-weight: bold; }
 #errors { margin: 6px 0; } #errors li { color: #b00000; cursor: pointer; margin: 2px 0; }
+#errors details summary { cursor: pointer; color: #b00000; margin: 2px 0; }
+p.why-no-counters { max-width: 420px; color: #555; }
 #main { display: flex; flex-direction: column; gap: 10px; }
 #frame { flex: none; } #side { display: flex; gap: 14px; align-items: flex-start; font-size: 13px; }
 #side > div { flex: 1; min-width: 240px; }
@@ -658,15 +664,36 @@ function show() {
   res.textContent = run.status === 'OK' ? 'right answer: ' + run.got
       : 'wrong: expected ' + run.expected + (run.got ? ', got ' + run.got : '') + '. ' + run.message;
   res.className = run.status === 'OK' ? '' : 'bad';
+  /* The errors: the first few, and the rest folded under a count (31 race lines of one missing
+     barrier pushed the drawing 870 px down, and the frame said them all again). */
   const errs = $('errors'); errs.innerHTML = '';
+  const items = [];
   D.views.filter(w => w.impl === S.impl && w.run === S.run).forEach(w => w.frames.forEach((fr, s) => fr.errors.forEach(e => {
     const li = document.createElement('li');
     li.className = 'error ' + e[0];
     li.textContent = 'launch ' + (w.launch + 1) + ', block ' + D.impls[S.impl].runs[S.run].blocks[w.launch][w.block] +
       ', step ' + (s + 1) + ': ' + e[1];
-    li.onclick = () => { S.launch = w.launch; S.block = w.block; S.step = s; if (e[2].length) S.thread = e[2][0]; show(); };
-    errs.appendChild(li);
+    li.onclick = (ev) => { ev.stopPropagation(); S.launch = w.launch; S.block = w.block; S.step = s;
+      if (e[2].length) S.thread = e[2][0]; show(); };
+    items.push(li);
   })));
+  const FIRST = 3;
+  items.slice(0, FIRST).forEach(li => errs.appendChild(li));
+  if (items.length > FIRST) {
+    const rest = document.createElement('details');
+    rest.id = 'more-errors';
+    if (S.openErrors) rest.open = true;
+    rest.ontoggle = () => { S.openErrors = rest.open; };
+    const sum = document.createElement('summary');
+    const kinds = [...new Set(items.slice(FIRST).map(li => li.className.replace('error ', '')))];
+    sum.textContent = (items.length - FIRST) + ' more error' + (items.length - FIRST === 1 ? '' : 's') +
+      ' (' + kinds.join(', ') + '): click to show them';
+    rest.appendChild(sum);
+    const ul = document.createElement('ul');
+    items.slice(FIRST).forEach(li => ul.appendChild(li));
+    rest.appendChild(ul);
+    errs.appendChild(rest);
+  }
   const src = D.impls[S.impl].source_lines;
   const box = $('source'); box.innerHTML = '';
   const mine = new Set();
@@ -699,6 +726,18 @@ function show() {
     keys.forEach(k => { t += '<tr><td style="text-align:left">' + k.replace(/_/g, ' ') + '</td>' +
       rows.map(r => '<td>' + (r ? r[k] : '-') + '</td>').join('') + '</tr>'; });
     c.innerHTML = t + '</table>';
+    /* a column of '-': say why (the emulator counts a run of its own only where the run went right) */
+    D.impls.forEach((m, i) => {
+      const run = m.runs[S.run];
+      if (rows[i] || !run) return;
+      const p = document.createElement('p');
+      p.className = 'why-no-counters';
+      p.textContent = '- in the ' + m.impl + ' column: no counters, because this run went wrong (' +
+        (run.status === 'OK' ? 'not counted' : run.status.toLowerCase() + ', as the line above the errors says') +
+        '); the emulator counts pass 1 only of a run that gives the right answer. Fix what the errors above ' +
+        'say and run --picture again to see its counters.';
+      c.appendChild(p);
+    });
   }
 }
 $('impl').onchange = e => { S.impl = Number(e.target.value); S.step = 0; show(); };
