@@ -850,14 +850,15 @@ def page(doc):
 #
 # Geometry (tools/trace_geometry.py checks it): DOC_WIDTH px wide, no wider than the docs' text
 # column in a 1280 px window, which shows it at its own size, every text 11 px or more, in a
-# monospace font (0.6 em a character); a value fits its cell in 4 characters, 2 px clear of its
-# edges; arrows run in gaps kept free of text.
+# monospace font (0.6 em a character), none squeezed; a value fits its cell 2 px clear of its
+# edges (a row of 4-character values gets wider cells); every mark 8 px wide or more; arrows run
+# in gaps kept free of text.
 
 DOC_WIDTH = 988    # doxygen's text column beside its tree view is 989 px at 1280 px with a scroll bar (1004 without)
 COL0 = 70          # column 0's left edge: row labels to its left
 PITCH = 28         # one column: a bank (memory), a lane (registers) or a 32-byte sector (loads)
 BOX = 27           # a cell's width (4 characters at 11 px: 26.4 px)
-FIT = BOX - 5      # the most a value takes in its cell: 4 characters are condensed to it, 3 fit as they are
+FIT = BOX - 5      # the most a value takes in its cell: 3 characters fit; 4 need wider cells (none is squeezed)
 MIN_MARK = 8       # a mark's narrow side: a sector's asked part or a lane's bar thinner than this did not read
 BAR = 12           # a bar's height (a lane at work or idle): 8 and 10 px bars did not read
 ROW = 18           # a cell's height
