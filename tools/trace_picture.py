@@ -1951,8 +1951,9 @@ class BlockDrawing:
         thread's stores to one array in a row make one line."""
         lines = []
         runs = []    # [thread, kind, aid, [entries]]
+        writers = set(t for t, e in ph.events if e[0] in ("st", "atom"))
         for t, e in ph.events:
-            if e[0] == "ld":
+            if e[0] == "ld" or (e[0] == "fence" and t not in writers and t not in ph.glob):
                 continue
             if e[0] == "st" and runs and runs[-1][0] == t and runs[-1][1] == "st" and runs[-1][2] == e[1]:
                 runs[-1][3].append(e)
