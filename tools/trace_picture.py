@@ -1210,8 +1210,8 @@ def shared_requests(ph):
 
 
 def fit_threads(threads, words):
-    """The words as a function of the thread: ('thread t', a, b), or per warp ('lane l of
-    warp w', a, b, c) for word = a l + c w + b, or None."""
+    """The words as a function of the thread: ('thread t', a, b), or per warp ('lane i of
+    warp w', a, b, c) for word = a i + c w + b, or None."""
     fit = affine(threads, words)
     if fit:
         return ("t", fit[0], fit[1], 0)
@@ -1225,7 +1225,7 @@ def fit_threads(threads, words):
         warps = sorted(fits)
         per_warp = affine(warps, [fits[w][1] for w in warps])
         if per_warp:
-            return ("l", fits[warps[0]][0], per_warp[1], per_warp[0])
+            return ("i", fits[warps[0]][0], per_warp[1], per_warp[0])
     for m in (2, 4, 8, 16, 32):   # some lanes read one word (a broadcast)
         fit = affine([t % m for t in threads], words)
         if fit and len(set(t % m for t in threads)) > 1:
@@ -1236,7 +1236,7 @@ def fit_threads(threads, words):
 def fit_word(fit, t):
     """The word a fit of fit_threads() gives thread t."""
     var, a, b, c = fit
-    if var == "l":
+    if var == "i":
         return a * (t % 32) + c * (t // 32) + b
     if var.startswith("t mod "):
         return a * (t % int(var.split()[-1])) + b
@@ -1244,12 +1244,13 @@ def fit_word(fit, t):
 
 
 def fit_var(fit, threads):
-    """Who the formula speaks of: 'thread t', 'lane l of warp w', or one thread by its number."""
+    """Who the formula speaks of: 'thread t', 'lane i of warp w', or one thread by its number (not
+    'lane l': in a monospace font l reads as 1, '4l+288w' as '41+288w')."""
     if len(set(threads)) == 1:
         return "thread %d" % threads[0]
-    if fit[0] == "l" and len(set(t % 32 for t in threads)) == 1:
+    if fit[0] == "i" and len(set(t % 32 for t in threads)) == 1:
         return "lane %d of warp w" % (threads[0] % 32)
-    return "lane l of warp w" if fit[0] == "l" else "thread t"
+    return "lane i of warp w" if fit[0] == "i" else "thread t"
 
 
 def fit_text(fit, extra=0):
@@ -1754,8 +1755,8 @@ class BlockDrawing:
         then its index: argmin shuffles both)."""
         name = rounds[0][0]
         kind = name.replace("__shfl_", "").replace("_sync", "") or "idx"
-        how = {"down": "lane l takes the value of lane l+%s", "xor": "lanes l and l xor %s swap values",
-               "up": "lane l takes the value of lane l-%s", "": "each lane takes the value of lane %s"}
+        how = {"down": "lane i takes the value of lane i+%s", "xor": "lanes i and i xor %s swap values",
+               "up": "lane i takes the value of lane i-%s", "": "each lane takes the value of lane %s"}
         deltas = [r[1] for r in rounds]
         dtext = str(deltas[0]) + (" (then %s)" % ", ".join(str(x) for x in deltas[1:]) if len(deltas) > 1 else "")
         channels = max(len(v) for r in rounds for v in r[2].values())
@@ -2258,7 +2259,8 @@ class BlockDrawing:
         c = self.run.get("counters")
         if not c:
             return None
-        parts = ["%d block barriers" % c["block_barriers"], meetings_text(self.trace, c),
+        parts = ["%d block barrier%s" % (c["block_barriers"], "" if c["block_barriers"] == 1 else "s"),
+                 meetings_text(self.trace, c),
                  "%d shared-memory requests, %s" % (c["shared_requests"], conflicts_text(self.trace, c, True)),
                  "%d divergent requests" % c["divergent_shared_requests"],
                  "%d global loads of %g bytes on average, in %d requests moving %d sectors (%d needed)" % (
@@ -2560,9 +2562,10 @@ def summary_rows(doc):
     counted = d.counters_text()
     c = run.get("counters")
     if c:
-        rows.append(("counters", "Counted: %d barriers, %s, %d shared requests, %s, "
+        rows.append(("counters", "Counted: %d barrier%s, %s, %d shared requests, %s, "
                                  "%d divergent requests, %d global loads, %d sectors" % (
-                                     c["block_barriers"], meetings_text(trace, c), c["shared_requests"],
+                                     c["block_barriers"], "" if c["block_barriers"] == 1 else "s",
+                                     meetings_text(trace, c), c["shared_requests"],
                                      conflicts_text(trace, c, False), c["divergent_shared_requests"], c["global_loads"],
                                      c["global_load_sectors"]), None))
     del counted
