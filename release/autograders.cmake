@@ -124,7 +124,8 @@ if(BUILD_TESTING AND NOT kit_release_problem AND kit_autograder_batch)
   add_test(NAME autograder_test_edition_is_written
            COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target autograder-test-edition)
   set_tests_properties(autograder_test_edition_is_written PROPERTIES
-                       LABELS "release;selftest" FIXTURES_SETUP kit_autograder_test_edition TIMEOUT 1200)
+                       LABELS "release;selftest" FIXTURES_SETUP kit_autograder_test_edition TIMEOUT 1200
+                       RESOURCE_LOCK kit_docs_build) # builds docs-student in this tree, as the docs tests do
   set(kit_gs_stages "${KIT_AUTOGRADER_TEST_STAGES}")
   if(NOT kit_gs_stages)
     set(kit_gs_stages "${kit_gs_default}")
