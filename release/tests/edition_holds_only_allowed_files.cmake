@@ -17,31 +17,18 @@ macro(problem text)
   list(APPEND problems "${text}")
 endmacro()
 
-# Stand-ins: empty reference archives (GPU and emulator) and one page.
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}/reference" "${WORK}/docs" "${WORK}/edition")
+include("${KIT}/release/tests/stand_in_edition.cmake")
+kit_write_stand_in_edition("${KIT}" "${WORK}" dest log)
+# The batch's labs, from the kit's stages.
 file(STRINGS "${KIT}/common/stages.def" stage_lines REGEX "^KIT_STAGE\\(")
 set(batch 1 2 3)
 set(batch_labs "")
 foreach(line IN LISTS stage_lines)
   string(REGEX MATCH "^KIT_STAGE\\(([0-9]+), *([A-Za-z0-9_]+), *([A-Za-z0-9_]+)," _ "${line}")
-  file(TOUCH "${WORK}/reference/libkit_reference_stage${CMAKE_MATCH_1}.a")
   if(CMAKE_MATCH_1 IN_LIST batch)
     list(APPEND batch_labs "labs/${CMAKE_MATCH_2}/${CMAKE_MATCH_3}.cu")
   endif()
 endforeach()
-file(TOUCH "${WORK}/reference/libemu_reference_stage1_plain.a" "${WORK}/reference/libemu_reference_stage1_race.a")
-file(WRITE "${WORK}/docs/index.html" "<html><body>pages</body></html>\n")
-
-set(dest "${WORK}/edition/reduction-lab-kit")
-execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${KIT}" "-DDEST=${dest}" -DSTAGES=1,2,3 "-DCLOSED="
-                        "-DGPU_REFERENCE=${WORK}/reference" "-DDOCS=${WORK}/docs" -DCUDA_VERSION=13.0.0
-                        "-DEMU_REFERENCE=${WORK}/reference/libemu_reference_stage1_plain.a,${WORK}/reference/libemu_reference_stage1_race.a"
-                        -DARCHS=90-real -DCXX=GNU -P "${KIT}/release/make_release.cmake"
-                RESULT_VARIABLE failed OUTPUT_VARIABLE log ERROR_VARIABLE log)
-if(failed)
-  message(FATAL_ERROR "make_release.cmake failed:\n${log}")
-endif()
 
 # Every file of the edition, and of its tarball, is allow-listed.
 file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dest}" "${dest}/*")

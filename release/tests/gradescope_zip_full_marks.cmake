@@ -35,25 +35,8 @@ words("stage 4" STAGES 4 CLOSED)
 words("stages 4, 5, over closed stage 3" STAGES 4 5 CLOSED 3)
 words("stages 4, 5, over closed stages 1, 2, 3" STAGES 4 5 CLOSED 1 2 3)
 
-# Stand-ins: empty reference archives (GPU and emulator) and one page.
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}/reference" "${WORK}/docs" "${WORK}/edition")
-file(STRINGS "${KIT}/common/stages.def" stage_lines REGEX "^KIT_STAGE\\(")
-foreach(line IN LISTS stage_lines)
-  string(REGEX MATCH "^KIT_STAGE\\(([0-9]+)," _ "${line}")
-  file(TOUCH "${WORK}/reference/libkit_reference_stage${CMAKE_MATCH_1}.a")
-endforeach()
-file(TOUCH "${WORK}/reference/libemu_reference_stage1_plain.a" "${WORK}/reference/libemu_reference_stage1_race.a")
-file(WRITE "${WORK}/docs/index.html" "<html><body>pages</body></html>\n")
-set(dest "${WORK}/edition/reduction-lab-kit")
-execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${KIT}" "-DDEST=${dest}" -DSTAGES=1,2,3 "-DCLOSED="
-                        "-DGPU_REFERENCE=${WORK}/reference" "-DDOCS=${WORK}/docs" -DCUDA_VERSION=13.0.0
-                        "-DEMU_REFERENCE=${WORK}/reference/libemu_reference_stage1_plain.a,${WORK}/reference/libemu_reference_stage1_race.a"
-                        -DARCHS=90-real -DCXX=GNU -P "${KIT}/release/make_release.cmake"
-                RESULT_VARIABLE failed OUTPUT_VARIABLE log ERROR_VARIABLE log)
-if(failed)
-  message(FATAL_ERROR "make_release.cmake failed:\n${log}")
-endif()
+include("${KIT}/release/tests/stand_in_edition.cmake")
+kit_write_stand_in_edition("${KIT}" "${WORK}" dest log)
 if(NOT log MATCHES "Student edition \\(stages 1, 2, 3; reference stages")
   problem("make_release.cmake's last line does not say 'Student edition (stages 1, 2, 3; reference stages': ${log}")
 endif()
