@@ -6,8 +6,9 @@
 #    and subunit (the tests), Boost.Context (the CPU emulator), bubblewrap (the grader's
 #    sandbox) and, where this tree builds its documentation (Doxyfile), doxygen, graphviz and
 #    python3 (and python3-yaml, for the test of the GitHub Classroom workflow; python3-nbclient and
-#    python3-ipykernel, for the test of the Colab notebook; ccache, with which the submissions of a
-#    class graded by tests/grade_class.py share their compiled objects; pipx, and with it compare50
+#    python3-ipykernel, for the test of the Colab notebook; ccache, through which every build of the
+#    kit compiles (build-ref/ reuses build/'s objects, the kits the tests build reuse build-ref/'s,
+#    a class's submissions each other's); pipx, and with it compare50
 #    from PyPI, which tests/class/grade_class.py --similarity compares a class's files with);
 # 2. finds nvcc, the CUDA toolkit's compiler: on PATH, else in /usr/local/cuda/bin; where it is
 #    CUDA 13 or later and this tree is the instructor's kit, also a CUDA 12 toolkit beside it
@@ -40,7 +41,7 @@ packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-de
                                python3-yaml               # the kit's test of the Classroom workflow
                                python3-selenium chromium chromium-driver # the trace picture's browser test
                                python3-nbclient python3-ipykernel # the kit's test of the Colab notebook
-                               ccache                     # tests/grade_class.py: submissions share compiled objects
+                               ccache                     # every build of the kit: one compiler cache
                                pipx)                      # compare50 (below): grade_class.py --similarity
 [ -f Doxyfile ] && packages+=(python3-pip debian-archive-keyring) # release/cuda12_toolchain.sh (step 2)
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

@@ -3,7 +3,8 @@
 #   test_student_edition.sh EDITION COPY KIT STAGES unfilled|solutions [FULL]
 # unfilled   copies EDITION (the output of student-release) to COPY afresh, builds it with the
 #            student README's commands, then `cmake --build build --target check` must fail and
-#            every released stage must say "stage K wrote no result: fill in the TODO".
+#            every released stage must say "stage K wrote no result: fill in the TODO", and its race
+#            check that it was not checked (nothing written, nothing to race).
 # solutions  drops KIT's reference solutions into COPY/labs for the released stages among FULL
 #            (comma-separated; empty or absent: every released stage) and grades again with
 #            `cmake --build build --target check`, as a student half-way through does: those
@@ -51,6 +52,9 @@ unfilled)
     stage_files | while read -r k dir name; do
         grep -q "stage $k wrote no result: fill in the TODO" check.log ||
             { tail -60 check.log; fail "stage $k's report does not say 'fill in the TODO'"; }
+        # nothing written, nothing to race: the race check stops before ThreadSanitizer, and fails
+        grep -q "stage $k emulated-races: not checked for races: stage $k wrote no result" check.log ||
+            { tail -60 check.log; fail "stage $k's race check must stop at an unfilled lab, and say so"; }
     done || exit 1
     grep -E "^(stage|total|[0-9] )" check.log | tail -20
     echo "ok: every released stage (${stages}) fails with the fill-in message"

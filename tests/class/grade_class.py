@@ -406,14 +406,16 @@ class Grader:
     def build_environment(self):
         """With ccache, the submissions share every compiled object but their own stage files':
         on 2 cores a submission's build of stage 8 took 22 s alone, 6 s with the objects shared.
-        The cache is keyed by what each compile reads, so a student's code reaches no one else's.
-        It is the one CCACHE_DIR names where that is set (the kit's test suite shares one cache
-        among all its builds of a kit), else one beside the builds."""
+        The cache is keyed by what each compile reads, so a student's code reaches no one else's;
+        depend mode hashes the compiler's own dependency file instead of running nvcc's
+        preprocessor a second time for every compile the cache does not hold. It is the one
+        CCACHE_DIR names where that is set (the kit's test suite shares one cache among all its
+        builds of a kit), else one beside the builds."""
         env = dict(os.environ)
         if self.s.get("ccache"):
             env.update({"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(self.s["build_root"], "ccache"),
                         "CCACHE_BASEDIR": os.path.join(self.s["build_root"], "students"),
-                        "CCACHE_NOHASHDIR": "true"})
+                        "CCACHE_NOHASHDIR": "true", "CCACHE_DEPEND": "true"})
         return env
 
     def configure_and_build(self, p, deadline):
