@@ -1,6 +1,7 @@
-/* Audit fixture, forbidden: names the header it includes through a macro. */
+/* Audit fixture, forbidden: names the header it includes through a macro. Thrust's smallest header:
+ * the audit reads the include, not what it declares, and <thrust/reduce.h> cost 16 s of nvcc. */
 #include "stage.h"
-#define LIBRARY <thrust/reduce.h>
+#define LIBRARY <thrust/version.h>
 #include LIBRARY
 
 static __global__ void nothing(int *out)
