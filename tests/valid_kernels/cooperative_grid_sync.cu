@@ -1,5 +1,5 @@
 /*
- * Valid kernel, slot 8: one pass where the blocks meet at a grid-wide barrier.
+ * Valid kernel, graded in slot 7 (below: why not 8): one pass where the blocks meet at a grid-wide barrier.
  *
  * Stage 8's lesson is one launch that leaves the whole sum in out[0]. The reference meets the
  * blocks in one 64-bit atomic; the last-block ticket is the other classic. This file uses a
@@ -20,6 +20,10 @@
  * every block size; near 2^18 (the latency case) 1.07-1.18x, but 1.38x at 2^19 and 64
  * threads, past the 1.25x the speed rule allows: a cooperative launch and a grid barrier
  * cost ~2 us more than one atomic per block, so a drawn latency case may take its speed points.
+ * Graded as stage 8, the row that expects full marks failed in one make check of two on an H200
+ * (2026-11-27: 1.84x over stage 1 at n = 477,212 and 64 threads, 2.03x required). Graded as stage 7,
+ * whose only speed case is the 2^26 one, it shows what the row is for (a cooperative launch and
+ * grid.sync() keep full marks) every time; stage 8's latency rule stays the corpus's too_slow_for_stage_8.
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
