@@ -52,9 +52,12 @@ unfilled)
     stage_files | while read -r k dir name; do
         grep -q "stage $k wrote no result: fill in the TODO" check.log ||
             { tail -60 check.log; fail "stage $k's report does not say 'fill in the TODO'"; }
-        # nothing written, nothing to race: the race check stops before ThreadSanitizer, and fails
-        grep -q "stage $k emulated-races: not checked for races: stage $k wrote no result" check.log ||
-            { tail -60 check.log; fail "stage $k's race check must stop at an unfilled lab, and say so"; }
+        # nothing written, nothing to race: the race check (where the emulator has one) stops before
+        # ThreadSanitizer, and fails
+        if grep -q "stage${k}_has_no_race_under_threadsanitizer" check.log; then
+            grep -q "stage $k emulated-races: not checked for races: stage $k wrote no result" check.log ||
+                { tail -60 check.log; fail "stage $k's race check must stop at an unfilled lab, and say so"; }
+        fi
     done || exit 1
     grep -E "^(stage|total|[0-9] )" check.log | tail -20
     echo "ok: every released stage (${stages}) fails with the fill-in message"

@@ -963,6 +963,9 @@ START_TEST(emulated_results_earn_correctness_and_race_points_without_a_gpu_and_n
     put(2, KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL, "ThreadSanitizer found 3 data race report(s)");
     put(3, KIT_PART_CORRECTNESS, KIT_OUTCOME_SKIP, "not graded: no CUDA GPU");
     put(3, KIT_PART_EMULATED, KIT_OUTCOME_FAIL, "stage 3 wrote no result: fill in the TODO");
+    /* an unfilled lab's race check stops before ThreadSanitizer (grade.c): not a race */
+    put(3, KIT_PART_EMULATED_RACES, KIT_OUTCOME_FAIL,
+        "not checked for races: stage 3 wrote no result in any run of the race check (fill in the TODO first)");
     /* KIT_REQUIRE_GPU=1: the GPU's failure decides, whatever the emulator said. */
     put(4, KIT_PART_CORRECTNESS, KIT_OUTCOME_FAIL, "not graded: no CUDA GPU");
     put(4, KIT_PART_EMULATED, KIT_OUTCOME_PASS, "every run gave the exact sum on the CPU emulator");
@@ -981,7 +984,8 @@ START_TEST(emulated_results_earn_correctness_and_race_points_without_a_gpu_and_n
     fclose(f);
     ck_assert_msg(strstr(text, "pass (emulated)") && strstr(text, "FAIL (emulated)") &&
                       strstr(text, "not measured (no GPU)") && strstr(text, "no race (emulated)") &&
-                      strstr(text, "FAIL: race (emulated)") && strstr(text, "14 / 40") &&
+                      strstr(text, "FAIL: race (emulated)") && strstr(text, "not checked (no result)") &&
+                      strstr(text, "14 / 40") &&
                       strstr(text, "checked on the kit's CPU emulator") &&
                       strstr(text, "stage 2 emulated-races: ThreadSanitizer"),
                   "%s", text);

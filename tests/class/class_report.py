@@ -307,7 +307,8 @@ def counted_failures(record):
         stage, part, status, message = p["stage"], p["part"], p["status"], p.get("message", "")
         if status in ("pass", "not measured", "partial") or (status == "pass" and p["score"] >= p["max_score"]):
             continue
-        if part != "correctness" and stage in incorrect and (status != "fail" or message.startswith("not timed")):
+        if part != "correctness" and stage in incorrect and (status != "fail" or message.startswith("not timed")
+                                                             or message.startswith("not checked")):
             continue  # "not timed, because the stage is not correct": its correctness failure says why
         failures.append((stage, part, message))
     # A stage file that was missing or did not compile was graded as the unfilled skeleton: its

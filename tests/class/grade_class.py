@@ -421,7 +421,9 @@ class Grader:
     def configure_and_build(self, p, deadline):
         log = os.path.join(p["logs"], "build.log")
         open(log, "w").close()
-        configure = ["cmake", "-S", KIT, "-B", p["build"], "-DKIT_LABS_DIR=" + p["labs"],
+        # -DKIT_WERROR=OFF: a KIT_WERROR=ON in the grader's environment (CMakeLists.txt) must not refuse a
+        # student's file for a warning; KIT_CMAKE_ARGS, which come after it, may still ask for it.
+        configure = ["cmake", "-S", KIT, "-B", p["build"], "-DKIT_LABS_DIR=" + p["labs"], "-DKIT_WERROR=OFF",
                      "-DKIT_GRADER_SELFTEST=OFF", "-DKIT_GRADE_STAGES=" + ";".join(map(str, self.s["stages"])),
                      "-DKIT_CHECK_JOBS=%d" % self.s["grade_jobs"]] + self.s["cmake_args"]
         if self.s.get("ccache"):

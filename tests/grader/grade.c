@@ -357,7 +357,7 @@ static void parse_reply(runner_reply *r)
         } else if (strcmp(line, "races differ") == 0) {
             snprintf(r->error, sizeof r->error, "the results depend on the order of the threads");
         } else if (strcmp(line, "races no-result") == 0) {
-            r->no_result = 1; /* a failure only: a stage that says it cannot lose no points by it */
+            r->no_result = 1; /* it can only fail the part: forged, it costs the stage file the part's points */
         } else if (!r->problem[0]) {
             snprintf(r->problem, sizeof r->problem,
                      "%s sent something the grader does not understand (\"%.120s\"); nothing it said counts",

@@ -196,9 +196,13 @@ static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
     /* A hang (the stage did not finish) stops the emulator's race check: not a race. */
     const kit_result *races = &g->parts[KIT_PART_EMULATED_RACES];
     int hung = races->outcome == KIT_OUTCOME_FAIL && strstr(races->message, "did not finish") != NULL;
+    /* A stage that wrote no result is not checked for races (grade.c): no race to name. */
+    int unchecked = races->outcome == KIT_OUTCOME_FAIL && strncmp(races->message, "not checked", 11) == 0;
     if (g->emulated_races) {
         snprintf(out, size, "%s", races->outcome == KIT_OUTCOME_PASS ? "no race (emulated)"
-                                  : hung ? "FAIL: hang (emulated)" : "FAIL: race (emulated)");
+                                  : hung      ? "FAIL: hang (emulated)"
+                                  : unchecked ? "not checked (no result)"
+                                              : "FAIL: race (emulated)");
         return;
     }
     int pass = 0, fail = 0, skip = 0;
@@ -215,7 +219,7 @@ static void sanitizer_cell(char *out, size_t size, const kit_stage_grade *g)
                 snprintf(out + used, size - used, " %s", kit_part_name((kit_part)p));
             }
     } else if (g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_FAIL) {
-        snprintf(out, size, hung ? "FAIL: hang (emulated)" : "FAIL: race (emulated)");
+        snprintf(out, size, hung ? "FAIL: hang (emulated)" : unchecked ? "not checked (no result)" : "FAIL: race (emulated)");
     } else if (pass == KIT_SANITIZER_PARTS) {
         snprintf(out, size, "clean (4 tools%s)",
                  g->parts[KIT_PART_EMULATED_RACES].outcome == KIT_OUTCOME_PASS ? ", emulator" : "");
