@@ -1073,15 +1073,25 @@ class Phase:
         self.mem = {}      # word -> value after the phase
 
 
-def block_phases(trace, launch_index, block_index):
-    block = trace["launches"][launch_index]["blocks"][block_index]
-    arrays = trace["arrays"]
-    phases, where = {}, {}
-    for ev in block["events"]:
-        t, s, op = ev[0], ev[1], ev[2]
+def with_meetings(events):
+    """(event, meet) for each of a block's events: meet counts the warp meetings (a shuffle,
+    __syncwarp, a vote) its thread passed before it in the same barrier step."""
+    where = {}
+    for ev in events:
+        t, s = ev[0], ev[1]
         step, meet = where.get(t, (s, 0))
         if step != s:
             meet = 0
+        yield ev, meet
+        where[t] = (s, meet + 1 if ev[2] == "warp" else meet)
+
+
+def block_phases(trace, launch_index, block_index):
+    block = trace["launches"][launch_index]["blocks"][block_index]
+    arrays = trace["arrays"]
+    phases = {}
+    for ev, meet in with_meetings(block["events"]):
+        t, s, op = ev[0], ev[1], ev[2]
         ph = phases.get((s, meet))
         if ph is None:
             ph = phases[(s, meet)] = Phase(s, meet)
@@ -1106,11 +1116,9 @@ def block_phases(trace, launch_index, block_index):
                 ph.shfl[t] = (name, ev[5], ev[6], ev[7], ev[8], ev[3])
             else:
                 ph.synced.add(t)
-            meet += 1
         elif op == "fence":
             ph.fences[t] = ev[3]
             ph.events.append((t, ("fence", ev[3])))
-        where[t] = (s, meet)
     ordered = [phases[k] for k in sorted(phases)]
     mem = {}
     for ph in ordered:
@@ -1125,18 +1133,12 @@ def block_phases(trace, launch_index, block_index):
 def warp_meetings(block):
     """{(step, name): (meetings, lines)}: a block's warp meetings (a shuffle, __syncwarp, a vote:
     the lanes of one warp at their k-th meeting of a barrier step), by step and kind."""
-    where, found = {}, {}
-    for ev in block["events"]:
-        t, s, op = ev[0], ev[1], ev[2]
-        step, meet = where.get(t, (s, 0))
-        if step != s:
-            meet = 0
-        if op == "warp":
-            entry = found.setdefault((s, ev[4]), [set(), set()])
-            entry[0].add((t // 32, meet))
+    found = {}
+    for ev, meet in with_meetings(block["events"]):
+        if ev[2] == "warp":
+            entry = found.setdefault((ev[1], ev[4]), [set(), set()])
+            entry[0].add((ev[0] // 32, meet))
             entry[1].add(ev[3])
-            meet += 1
-        where[t] = (s, meet)
     return dict((k, (len(v[0]), sorted(x for x in v[1] if isinstance(x, int)))) for k, v in found.items())
 
 

@@ -457,6 +457,12 @@ int kit_plan_check(const kit_plan *plan, const kit_case_log *log, size_t skipped
  *  holds a run or an error that timed out; the part then fails with that run's message. */
 #define KIT_RUNNER_HUNG_EXIT 124
 
+/** The emulator's race check (races.c, linked into the emulated runners only): 0 no race, 1 a race,
+ *  2 a case could not be set up, KIT_RACES_NO_RESULT no run of any case wrote a result (the runner
+ *  then says "races no-result"). */
+#define KIT_RACES_NO_RESULT 3
+int kit_emulated_races(const kit_stage *stage, FILE *out, int under_threadsanitizer);
+
 /** Runs of one input in the correctness matrix of a float stage (kit_plan_correctness()). */
 #define KIT_REPRODUCIBLE_RUNS 4
 

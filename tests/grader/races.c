@@ -23,10 +23,6 @@
 
 #include "grader.h"
 
-int kit_emulated_races(const kit_stage *stage, FILE *out, int under_threadsanitizer);
-#define KIT_RACES_NO_RESULT 3 /* every run of every case wrote no result (runner.c: "races no-result"); 2: a case could
-                                 not be set up, 1: a race */
-
 static const struct {
     emu_order order;
     unsigned long long seed;
