@@ -418,18 +418,24 @@ class Grader:
                         "CCACHE_NOHASHDIR": "true", "CCACHE_DEPEND": "true"})
         return env
 
-    def configure_and_build(self, p, deadline):
+    def configure_and_build(self, p, deadline, configure_first=True):
+        """configure_first=False: the build is configured already, and only stage files changed (the
+        skeleton put back for a file that does not compile): make sees the change, so the kit is not
+        configured again (a configure is most of a submission's build once the cache holds the kit)."""
         log = os.path.join(p["logs"], "build.log")
         open(log, "w").close()
         # -DKIT_WERROR=OFF: a KIT_WERROR=ON in the grader's environment (CMakeLists.txt) must not refuse a
         # student's file for a warning; KIT_CMAKE_ARGS, which come after it, may still ask for it.
+        # -DKIT_GRADE_ONLY=ON: the grader, the emulator and the stages only, not the kit's self-tests,
+        # docs and release (a submission's configure on 2 cores: 6.2 s, 3.7 s so, 2026-11-27).
         configure = ["cmake", "-S", KIT, "-B", p["build"], "-DKIT_LABS_DIR=" + p["labs"], "-DKIT_WERROR=OFF",
-                     "-DKIT_GRADER_SELFTEST=OFF", "-DKIT_GRADE_STAGES=" + ";".join(map(str, self.s["stages"])),
+                     "-DKIT_GRADE_ONLY=ON", "-DKIT_GRADER_SELFTEST=OFF",
+                     "-DKIT_GRADE_STAGES=" + ";".join(map(str, self.s["stages"])),
                      "-DKIT_CHECK_JOBS=%d" % self.s["grade_jobs"]] + self.s["cmake_args"]
         if self.s.get("ccache"):
             configure += ["-DCMAKE_%s_COMPILER_LAUNCHER=%s" % (lang, self.s["ccache"]) for lang in ("C", "CXX", "CUDA")]
         env = self.build_environment()
-        if self.children.run(configure, log, deadline, env) != 0:
+        if configure_first and self.children.run(configure, log, deadline, env) != 0:
             return False, log
         build = ["cmake", "--build", p["build"], "-j", str(self.s["build_jobs"]), "--target", "grade-programs"]
         return self.children.run(build, log, deadline, env) == 0, log
@@ -512,7 +518,7 @@ class Grader:
                             name, "; the compiler said: " + said if said else "")
                         notes.append("%s does not compile (graded as unfilled; the compiler said: %s; all its "
                                      "messages: %s)" % (name, said or "see the log", kept))
-                    ok, log = self.configure_and_build(p, deadline)
+                    ok, log = self.configure_and_build(p, deadline, configure_first=False)
                 record["seconds"]["build"] = round(time.monotonic() - build_started, 1)
             if not ok:
                 record["outcome"] = "build failed"
