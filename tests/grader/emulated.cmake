@@ -24,6 +24,19 @@ set(kit_emu_env "KIT_EMU_TIMEOUT=")
 set(kit_emu_hang_ids wrong_kernels_endless_loop)
 include("${CMAKE_CURRENT_LIST_DIR}/stage_baselines.cmake") # kit_stage<K>_baseline
 get_property(kit_grade_tools GLOBAL PROPERTY KIT_GRADE_TOOLS) # the audit's tools (tests/grader/CMakeLists.txt)
+# The emulated runners' code, compiled once per flavour (plain, race) against that flavour's
+# harness: runner.c with KIT_RUNNER_EMULATED, and races.c. Each runner adds only its graded file's
+# row (runner_row.c: kit_runner_row_ID, kit_add_graded_file). The trace pictures' grade
+# (tests/trace_bugs/) links kit_runner_emulated_plain too.
+foreach(flavor IN LISTS emu_flavors)
+  add_library(kit_runner_emulated_${flavor} OBJECT "${CMAKE_CURRENT_LIST_DIR}/runner.c"
+                                                   "${CMAKE_CURRENT_LIST_DIR}/races.c")
+  target_link_libraries(kit_runner_emulated_${flavor} PUBLIC kit_grader_runs emu_harness_${flavor})
+  target_include_directories(kit_runner_emulated_${flavor} PRIVATE "${CMAKE_SOURCE_DIR}/common"
+                                                                   "${CMAKE_CURRENT_LIST_DIR}")
+  target_compile_definitions(kit_runner_emulated_${flavor} PRIVATE KIT_RUNNER_EMULATED=1)
+  target_compile_options(kit_runner_emulated_${flavor} PRIVATE ${kit_c_warnings})
+endforeach()
 get_property(kit_graded_files GLOBAL PROPERTY KIT_GRADED_FILES)
 foreach(entry IN LISTS kit_graded_files)
   string(REPLACE "|" ";" fields "${entry}")
@@ -73,15 +86,9 @@ foreach(entry IN LISTS kit_graded_files)
     if(NOT baseline EQUAL k)
       set(baseline_library emu_reference_stage${baseline}_${flavor})
     endif()
-    add_executable(${program} "${CMAKE_CURRENT_LIST_DIR}/runner.c" "${CMAKE_CURRENT_LIST_DIR}/races.c")
+    add_executable(${program} $<TARGET_OBJECTS:kit_runner_row_${id}>)
     target_link_libraries(${program} PRIVATE emu_graded_${id}_${flavor} emu_reference_stage${k}_${flavor}
-                                             ${baseline_library} kit_grader_runs emu_harness_${flavor})
-    target_include_directories(${program} PRIVATE "${CMAKE_SOURCE_DIR}/common" "${CMAKE_CURRENT_LIST_DIR}")
-    target_compile_definitions(${program} PRIVATE KIT_RUNNER_EMULATED=1 KIT_GRADE_STAGE=${k}
-                               KIT_GRADED_SYMBOL=kit_${impl}_${registered} KIT_GRADED_SOURCE="${shown}"
-                               KIT_GRADED_IMPL="${impl}" KIT_REFERENCE_NAME=${kit_stage${k}_name}
-                               KIT_BASELINE_STAGE=${baseline} KIT_BASELINE_NAME=${kit_stage${baseline}_name})
-    target_compile_options(${program} PRIVATE ${kit_c_warnings})
+                                             ${baseline_library} kit_runner_emulated_${flavor})
     set_target_properties(${program} PROPERTIES LINKER_LANGUAGE CXX
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/runners")
     if(id MATCHES "^labs_stage")

@@ -2,7 +2,7 @@
  * \file runner.c
  * \brief The stage runner: the only grading program that loads a student's code.
  *
- * One runner is built per graded stage file (tests/CMakeLists.txt, kit_add_graded_file). It
+ * One runner is built per graded stage file (tests/grader/CMakeLists.txt, kit_add_graded_file). It
  * links exactly that file, the reference stages it is timed against (stage K's and that of
  * its baseline stage B, the last column of common/stages.def: stage 1 for the int sums), and
  * the harness; nothing of the other stages. The grader (kit_grade, which never loads student
@@ -38,11 +38,12 @@
  * Requests (argv[1]): probe, cases [--advice N] [--loads N T1 [T2]] (the plan on stdin),
  * speedup --config FILE --n N --seed S --threads T, once (for compute-sanitizer), races and orders (CPU emulator).
  *
- * Built with: KIT_GRADE_STAGE (the stage number), KIT_GRADED_SYMBOL (the graded launcher,
- * e.g. kit_labs_reduce_naive, and its signature <that>_signature), KIT_GRADED_SOURCE (its path,
- * for messages), KIT_GRADED_IMPL ("labs", "solutions" or "corpus"), and the reference names
- * from common/stages.def: KIT_REFERENCE_NAME (stage K's), KIT_BASELINE_STAGE and
- * KIT_BASELINE_NAME (its baseline stage's).
+ * Built once per flavour, not once per runner: plain for the GPU runners (kit_runner_gpu,
+ * tests/grader/CMakeLists.txt), and with KIT_RUNNER_EMULATED=1, beside races.c, for the CPU
+ * emulator's (kit_runner_emulated_<flavour>, emulated.cmake). What a runner grades (the stage
+ * number, the graded launcher, its source path and impl, the reference launchers of stage K and
+ * of its baseline stage) is its row, kit_runner_graded_row (runner_row.h), the one part compiled
+ * per graded file: runner_row.c, from kit_add_graded_file's definitions.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -55,29 +56,10 @@
 
 #include "counters.h"
 #include "grader.h"
+#include "runner_row.h"
 
-#if !defined(KIT_GRADE_STAGE) || !defined(KIT_GRADED_SYMBOL) || !defined(KIT_GRADED_SOURCE) || \
-    !defined(KIT_REFERENCE_NAME) || !defined(KIT_BASELINE_STAGE) || !defined(KIT_BASELINE_NAME)
-#error "build the runner with KIT_GRADE_STAGE, KIT_GRADED_SYMBOL, KIT_GRADED_SOURCE, KIT_REFERENCE_NAME, \
-KIT_BASELINE_STAGE, KIT_BASELINE_NAME"
-#endif
-#ifndef KIT_GRADED_IMPL
-#define KIT_GRADED_IMPL "labs"
-#endif
-
-/* The graded launcher, and the reference launchers of stage K and of its baseline stage: only
- * those are linked (KIT_REFERENCE_NAME and KIT_BASELINE_NAME come from common/stages.def), each
- * with the signature KIT_REGISTER_STAGE exports beside it, which the harness checks. */
-#define KIT_RUNNER_CAT_(a, b) a##b
-#define KIT_RUNNER_CAT(a, b) KIT_RUNNER_CAT_(a, b)
-extern const kit_pass_fn KIT_GRADED_SYMBOL;
-extern const kit_signature KIT_RUNNER_CAT(KIT_GRADED_SYMBOL, _signature);
-extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME);
-extern const kit_signature KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, KIT_REFERENCE_NAME), _signature);
-extern const kit_pass_fn KIT_RUNNER_CAT(kit_solutions_, KIT_BASELINE_NAME);
-extern const kit_signature KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, KIT_BASELINE_NAME), _signature);
-
-/* Every stage's row of common/stages.def; the launchers are filled in for stage K and its baseline. */
+/* Every stage's row of common/stages.def; the launchers are filled in for stage K and its baseline
+ * (only those are linked: kit_runner_graded_row names them). */
 #define KIT_STAGE(number, dir, name, title, min_threads, max_threads, passes, type, op, baseline)            \
     {number, #dir, #name, title, min_threads, max_threads, passes, {type, op}, baseline, NULL, NULL, "solutions", \
      "solutions/" #dir "/" #name ".cu"},
@@ -108,7 +90,7 @@ static void say_cases(const kit_case_log *log)
     for (int i = 0; i < log->count; i++) {
         const kit_case *c = &log->cases[i];
         char words[KIT_MAX_WORDS * 9 + 1];
-        kit_value_to_words(references[KIT_GRADE_STAGE - 1].problem, &c->got, words, sizeof words);
+        kit_value_to_words(references[kit_runner_graded_row.stage - 1].problem, &c->got, words, sizeof words);
         say("case id=%d n=%zu threads=%u pattern=%s seed=%llu repeat=%d status=%d got=%s message=%s", c->id, c->n,
             c->threads,
             kit_pattern_name(c->pattern), c->seed, c->repeat, (int)c->status, words, c->message);
@@ -200,7 +182,7 @@ static void emulator_timed_out(const char *message, double seconds, int stopped)
     if (stopped && !hang_ends_request)
         return;
     say("error status=%d message=stage %d did not finish within %.0f s on the CPU emulator: an endless loop? %s",
-        (int)KIT_TIMEOUT, KIT_GRADE_STAGE, seconds, message);
+        (int)KIT_TIMEOUT, kit_runner_graded_row.stage, seconds, message);
     say("done");
     fflush(NULL);
     if (stopped)
@@ -273,10 +255,10 @@ static void add_counted_advice(char *advice, size_t size, const kit_emu_counts *
         add_advice(advice, size, "%.0f%% of the lanes of its warps sit idle in its shared-memory steps (the "
                    "reference: %.0f%%; %s divergent requests): lanes wait while others of their warp work, %s",
                    my_idle, their_idle, grouped(mine->divergent_shared_requests),
-                   KIT_GRADE_STAGE <= 4 ? "as with a test like tid % (2*s) == 0; let consecutive threads do the "
-                                          "work (index = 2*s*tid)"
-                                        : "as with a test like tid % (2*s) == 0 or the tree's steps below 32 "
-                                          "threads; finish the last 32 values with warp-level steps");
+                   kit_runner_graded_row.stage <= 4
+                       ? "as with a test like tid % (2*s) == 0; let consecutive threads do the work (index = 2*s*tid)"
+                       : "as with a test like tid % (2*s) == 0 or the tree's steps below 32 threads; finish the "
+                         "last 32 values with warp-level steps");
     double my_barriers = kit_emu_barriers_per_block(mine), their_barriers = kit_emu_barriers_per_block(theirs);
     if (my_barriers >= 1.5 * their_barriers && my_barriers >= their_barriers + 3)
         add_advice(advice, size, "each of its blocks meets at __syncthreads() %.0f times where the reference's "
@@ -319,8 +301,8 @@ static void say_advice(const kit_stage *graded, const kit_stage *reference, size
                 snprintf(wave, sizeof wave, " (%s holds %s of yours at once)", KIT_RUNNER_DEVICE_WORDS,
                          grouped(mine_counted.resident_blocks));
             add_advice(advice, sizeof advice, "your stage %d launched %s blocks of %u threads for n = %s in its "
-                       "first pass; the reference launches %s%s: %s", KIT_GRADE_STAGE, grouped(mine), threads,
-                       grouped(n), grouped(theirs), wave,
+                       "first pass; the reference launches %s%s: %s", kit_runner_graded_row.stage, grouped(mine),
+                       threads, grouped(n), grouped(theirs), wave,
                        theirs * 2 < n / threads ? "cap the grid at the blocks the GPU holds at once and let each "
                                                   "thread loop over many elements (a grid-stride loop)"
                                                 : "give each thread more inputs (more than one add while loading)");
@@ -342,17 +324,16 @@ int main(int argc, char **argv)
     if (!reply)
         reply = stdout;
 
-#define KIT_RUNNER_REFERENCE(name) KIT_RUNNER_CAT(kit_solutions_, name)
-#define KIT_RUNNER_SIGNATURE(name) KIT_RUNNER_CAT(KIT_RUNNER_CAT(kit_solutions_, name), _signature)
-    references[KIT_GRADE_STAGE - 1].pass = &KIT_RUNNER_REFERENCE(KIT_REFERENCE_NAME);
-    references[KIT_GRADE_STAGE - 1].signature = &KIT_RUNNER_SIGNATURE(KIT_REFERENCE_NAME);
-    references[KIT_BASELINE_STAGE - 1].pass = &KIT_RUNNER_REFERENCE(KIT_BASELINE_NAME);
-    references[KIT_BASELINE_STAGE - 1].signature = &KIT_RUNNER_SIGNATURE(KIT_BASELINE_NAME);
-    kit_stage graded = references[KIT_GRADE_STAGE - 1];
-    graded.pass = &KIT_GRADED_SYMBOL;
-    graded.signature = &KIT_RUNNER_CAT(KIT_GRADED_SYMBOL, _signature); /* a launcher of other types is refused */
-    graded.impl = KIT_GRADED_IMPL;
-    graded.source = KIT_GRADED_SOURCE;
+    const kit_runner_row *row = &kit_runner_graded_row;
+    references[row->stage - 1].pass = row->reference.pass;
+    references[row->stage - 1].signature = row->reference.signature;
+    references[row->baseline_stage - 1].pass = row->baseline.pass;
+    references[row->baseline_stage - 1].signature = row->baseline.signature;
+    kit_stage graded = references[row->stage - 1];
+    graded.pass = row->graded.pass;
+    graded.signature = row->graded.signature; /* a launcher of other types is refused */
+    graded.impl = row->graded_impl;
+    graded.source = row->graded_source;
 
     const char *request = argv[1];
 #ifdef KIT_RUNNER_EMULATED
@@ -396,14 +377,14 @@ int main(int argc, char **argv)
          * it may be slow (at --advice N, 256 threads), and the load rule's counts (--loads N T1 T2). */
         for (int i = 2; every_case_passed && i + 1 < argc; i++) {
             if (strcmp(argv[i], "--advice") == 0) {
-                say_advice(&graded, &references[KIT_GRADE_STAGE - 1], strtoull(argv[i + 1], NULL, 10), 256, &gpu);
+                say_advice(&graded, &references[row->stage - 1], strtoull(argv[i + 1], NULL, 10), 256, &gpu);
                 i++;
             }
 #ifdef KIT_RUNNER_EMULATED
             else if (strcmp(argv[i], "--loads") == 0) {
                 size_t n = strtoull(argv[++i], NULL, 10);
                 for (; i + 1 < argc && argv[i + 1][0] != '-'; i++)
-                    say_loads(&graded, &references[KIT_GRADE_STAGE - 1], n, (unsigned)strtoul(argv[i + 1], NULL, 10));
+                    say_loads(&graded, &references[row->stage - 1], n, (unsigned)strtoul(argv[i + 1], NULL, 10));
             }
 #endif
         }
@@ -429,7 +410,7 @@ int main(int argc, char **argv)
             if (n >= 1 && n <= kit_max_n(graded.problem))
                 config.speedup_n = n; /* elements: kit_grade divided the ints by the words of one */
             else
-                config.speedup_n = kit_grade_elements(KIT_GRADE_STAGE, config.speedup_n);
+                config.speedup_n = kit_grade_elements(row->stage, config.speedup_n);
             if (threads >= graded.min_threads && threads <= graded.max_threads)
                 config.speedup_threads = threads;
             kit_speedup s;
@@ -442,7 +423,7 @@ int main(int argc, char **argv)
                     config.speedup_n, seed, config.speedup_threads, s.student_ms, s.reference_ms, s.baseline_ms,
                     s.spread, s.samples, s.attempts, s.copy_ms, s.floor_ms);
             if (status == KIT_OK) /* why it may be slow: the grader quotes it if the rule fails */
-                say_advice(&graded, &references[KIT_GRADE_STAGE - 1], config.speedup_n, config.speedup_threads,
+                say_advice(&graded, &references[row->stage - 1], config.speedup_n, config.speedup_threads,
                                 &gpu);
         }
     } else if (strcmp(request, "once") == 0) {
