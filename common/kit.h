@@ -240,6 +240,18 @@ int32_t kit_pattern_word(kit_problem problem, size_t n, kit_pattern pattern, uin
 /** The exact sum of \p values, in 64 bits. */
 int64_t kit_reference_sum(const int *values, size_t n);
 
+/** The most pieces kit_input_pieces() gives. */
+#define KIT_MAX_PIECES 16
+
+/** How many pieces an input of \p words words is made and checked in, one core each: 1 below 2^24
+ *  words (and without OpenMP), else the cores, at most 16 (input.c says why). */
+int kit_input_pieces(size_t words);
+
+/** Runs body(context, piece, begin, end) for \p pieces contiguous pieces of [0, \p count), each
+ *  on a core of its own; one piece runs here, without a thread. */
+void kit_for_each_piece(int pieces, size_t count, void (*body)(void *context, int piece, size_t begin, size_t end),
+                        void *context);
+
 /**
  * What a 32-bit int reduction must return for an exact sum: the sum modulo 2^32, as the
  * GPU's two's-complement adds give it. For the small patterns and n <= 2^27 no wrap happens; the

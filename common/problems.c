@@ -244,11 +244,85 @@ float kit_exact_to_float(const kit_exact_sum *sum)
 
 /* ---------------------------------------------------------------- references */
 
+/* The reference of elements [begin, end) of a large input, one piece of it (kit_for_each_piece()):
+ * its int sum, or the first element holding its minimum (argmin), or each component's extreme. */
+typedef struct reference_piece_job {
+    kit_problem problem;
+    const int32_t *words;
+    size_t n;
+    int64_t sums[KIT_MAX_PIECES];
+    kit_value best[KIT_MAX_PIECES];
+    size_t at[KIT_MAX_PIECES];
+} reference_piece_job;
+
+static void reference_piece(void *context, int piece, size_t begin, size_t end)
+{
+    reference_piece_job *job = context;
+    const kit_problem problem = job->problem;
+    const int32_t *words = job->words;
+    if (problem.op == KIT_SUM) {
+        job->sums[piece] = kit_reference_sum(words + begin, end - begin);
+    } else if (problem.op == KIT_ARGMIN) {
+        int32_t best = words[begin];
+        size_t at = begin;
+        for (size_t i = begin + 1; i < end; i++)
+            if (words[i] < best) { /* strictly less: the first index of a tie stays */
+                best = words[i];
+                at = i;
+            }
+        job->best[piece].w[0] = best;
+        job->at[piece] = at;
+    } else {
+        const size_t components = kit_in_words(problem), n = job->n;
+        const int planar = problem.type == KIT_MAT3_SOA;
+        for (size_t c = 0; c < components; c++) {
+            int32_t best = planar ? words[c * n + begin] : words[begin * components + c];
+            for (size_t i = begin + 1; i < end; i++) {
+                int32_t v = planar ? words[c * n + i] : words[i * components + c];
+                if (problem.op == KIT_MAX ? v > best : v < best)
+                    best = v;
+            }
+            job->best[piece].w[c] = best;
+        }
+    }
+}
+
 void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, kit_reference *ref)
 {
     memset(ref, 0, sizeof *ref);
     ref->problem = problem;
     ref->n = n;
+    /* A large input is checked by several cores, a piece each (input.c: kit_input_pieces()), and
+     * the pieces' results combined in order: the same answer, first index of a tie included. */
+    const int in_pieces = (problem.op == KIT_SUM && problem.type == KIT_INT) || problem.op == KIT_ARGMIN ||
+                          problem.op == KIT_MIN || problem.op == KIT_MAX; /* not the float sum's exact sum */
+    const int pieces = in_pieces ? kit_input_pieces(n * kit_in_words(problem)) : 1;
+    if (pieces > 1) {
+        reference_piece_job job = {.problem = problem, .words = words, .n = n};
+        kit_for_each_piece(pieces, n, reference_piece, &job);
+        if (problem.op == KIT_SUM) {
+            for (int k = 0; k < pieces; k++)
+                ref->int_sum += job.sums[k];
+            ref->answer.w[0] = kit_expected_int(ref->int_sum);
+        } else if (problem.op == KIT_ARGMIN) {
+            ref->answer.w[0] = job.best[0].w[0];
+            ref->answer.w[1] = (int32_t)job.at[0];
+            for (int k = 1; k < pieces; k++)
+                if (job.best[k].w[0] < ref->answer.w[0]) {
+                    ref->answer.w[0] = job.best[k].w[0];
+                    ref->answer.w[1] = (int32_t)job.at[k];
+                }
+        } else {
+            for (size_t c = 0; c < kit_in_words(problem); c++) {
+                int32_t best = job.best[0].w[c];
+                for (int k = 1; k < pieces; k++)
+                    if (problem.op == KIT_MAX ? job.best[k].w[c] > best : job.best[k].w[c] < best)
+                        best = job.best[k].w[c];
+                ref->answer.w[c] = best;
+            }
+        }
+        return;
+    }
     if (problem.op == KIT_SUM && problem.type == KIT_INT) {
         ref->int_sum = kit_reference_sum(words, n);
         ref->answer.w[0] = kit_expected_int(ref->int_sum);

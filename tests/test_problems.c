@@ -331,6 +331,62 @@ START_TEST(words_asked_for_one_by_one_are_the_words_filled)
 }
 END_TEST
 
+/* The grader's large inputs (2^24 words and more) are made and checked on every core, a piece each
+ * (common/input.c): the words are those asked for one by one, on both sides of every piece's edge,
+ * and the reference is the one a single scan gives, the first index of a tie included. */
+START_TEST(large_inputs_made_on_every_core_hold_the_words_and_the_reference_of_one_scan)
+{
+    const kit_problem problems[] = {int_sum, float_sum, int_min, int_max, int_argmin, matrices, matrix_planes};
+    for (size_t p = 0; p < sizeof problems / sizeof problems[0]; p++) {
+        const kit_problem problem = problems[p];
+        const size_t components = kit_in_words(problem);
+        const size_t n = ((size_t)1 << 24) / components + 1001; /* 2^24 words and more: in pieces */
+        const int pieces = kit_input_pieces(n * components);
+        for (int pattern = 0; pattern < KIT_PATTERN_COUNT; pattern++) {
+            const uint64_t seed = 11 + (uint64_t)pattern;
+            kit_reference ref;
+            int32_t *words = filled(problem, n, (kit_pattern)pattern, seed, &ref);
+            for (int k = 0; k <= pieces; k++) { /* each piece's first and last element, and the ends */
+                const size_t edge = k == pieces ? n : n / (size_t)pieces * (size_t)k;
+                for (size_t i = edge >= 2 ? edge - 2 : 0; i < edge + 2 && i < n; i++)
+                    for (size_t c = 0; c < components; c++)
+                        ck_assert_int_eq(kit_pattern_word(problem, n, (kit_pattern)pattern, seed, i, c),
+                                         words[word_at(problem, n, i, c)]);
+            }
+            for (size_t i = 0; i < n; i += 9973)
+                ck_assert_int_eq(kit_pattern_word(problem, n, (kit_pattern)pattern, seed, i, 0),
+                                 words[word_at(problem, n, i, 0)]);
+            if (problem.op == KIT_SUM && problem.type == KIT_INT) {
+                int64_t sum = 0;
+                for (size_t i = 0; i < n; i++)
+                    sum += words[i];
+                ck_assert(ref.int_sum == sum);
+                ck_assert(kit_pattern_sum(n, (kit_pattern)pattern, seed) == sum);
+                ck_assert_int_eq(ref.answer.w[0], kit_expected_int(sum));
+            } else if (problem.op == KIT_ARGMIN) {
+                size_t at = 0;
+                for (size_t i = 1; i < n; i++)
+                    if (words[i] < words[at])
+                        at = i;
+                ck_assert_int_eq(ref.answer.w[0], words[at]);
+                ck_assert_int_eq(ref.answer.w[1], (int32_t)at);
+            } else if (problem.type != KIT_FLOAT) {
+                for (size_t c = 0; c < components; c++) {
+                    int32_t best = words[word_at(problem, n, 0, c)];
+                    for (size_t i = 1; i < n; i++) {
+                        const int32_t v = words[word_at(problem, n, i, c)];
+                        if (problem.op == KIT_MAX ? v > best : v < best)
+                            best = v;
+                    }
+                    ck_assert_int_eq(ref.answer.w[c], best);
+                }
+            }
+            free(words);
+        }
+    }
+}
+END_TEST
+
 /* Every listed element holds the extreme, every other is strictly beyond it, and the reference
  * (an argmin's index too) says the same. */
 START_TEST(the_extreme_index_agrees_with_the_filled_data)
@@ -827,6 +883,7 @@ int main(void)
     TCase *full = tcase_create("full range");
     tcase_set_timeout(full, 120);
     tcase_add_test(full, words_asked_for_one_by_one_are_the_words_filled);
+    tcase_add_test(full, large_inputs_made_on_every_core_hold_the_words_and_the_reference_of_one_scan);
     tcase_add_test(full, the_extreme_index_agrees_with_the_filled_data);
     tcase_add_test(full, a_seed_puts_the_extreme_at_any_index_the_grader_asks_for);
     tcase_add_test(full, full_range_ints_reach_both_ends_of_the_type_and_beyond_2_24);
