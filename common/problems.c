@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kit.h"
@@ -253,6 +254,8 @@ typedef struct reference_piece_job {
     int64_t sums[KIT_MAX_PIECES];
     kit_value best[KIT_MAX_PIECES];
     size_t at[KIT_MAX_PIECES];
+    kit_exact_sum float_sums[KIT_MAX_PIECES], magnitudes[KIT_MAX_PIECES];
+    double abs_max[KIT_MAX_PIECES];
 } reference_piece_job;
 
 static void reference_piece(void *context, int piece, size_t begin, size_t end)
@@ -260,7 +263,25 @@ static void reference_piece(void *context, int piece, size_t begin, size_t end)
     reference_piece_job *job = context;
     const kit_problem problem = job->problem;
     const int32_t *words = job->words;
-    if (problem.op == KIT_SUM) {
+    if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
+        kit_exact_sum *sum = &job->float_sums[piece], *magnitude = &job->magnitudes[piece];
+        memset(sum, 0, sizeof *sum);
+        memset(magnitude, 0, sizeof *magnitude);
+        double abs_max = 0.0;
+        for (size_t i = begin; i < end; i++) {
+            float x = float_of(words[i]);
+            exact_add_float(sum, x, 1);
+            exact_add_float(magnitude, fabsf(x), 1);
+            abs_max = fmax(abs_max, fabs((double)x));
+            if ((i - begin) % (1u << 24) == (1u << 24) - 1) {
+                exact_normalize(sum);
+                exact_normalize(magnitude);
+            }
+        }
+        exact_normalize(sum);
+        exact_normalize(magnitude);
+        job->abs_max[piece] = abs_max;
+    } else if (problem.op == KIT_SUM) {
         job->sums[piece] = kit_reference_sum(words + begin, end - begin);
     } else if (problem.op == KIT_ARGMIN) {
         int32_t best = words[begin];
@@ -294,33 +315,51 @@ void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, 
     ref->n = n;
     /* A large input is checked by several cores, a piece each (input.c: kit_input_pieces()), and
      * the pieces' results combined in order: the same answer, first index of a tie included. */
-    const int in_pieces = (problem.op == KIT_SUM && problem.type == KIT_INT) || problem.op == KIT_ARGMIN ||
-                          problem.op == KIT_MIN || problem.op == KIT_MAX; /* not the float sum's exact sum */
-    const int pieces = in_pieces ? kit_input_pieces(n * kit_in_words(problem)) : 1;
-    if (pieces > 1) {
-        reference_piece_job job = {.problem = problem, .words = words, .n = n};
-        kit_for_each_piece(pieces, n, reference_piece, &job);
-        if (problem.op == KIT_SUM) {
+    const int pieces = kit_input_pieces(n * kit_in_words(problem));
+    /* 16 pieces' long accumulators: 3 KB, not for the stack; without them, one core checks it */
+    reference_piece_job *job = pieces > 1 ? calloc(1, sizeof *job) : NULL;
+    if (job) {
+        job->problem = problem;
+        job->words = words;
+        job->n = n;
+        kit_for_each_piece(pieces, n, reference_piece, job);
+        if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
+            /* The long accumulators add exactly, in any order; the sum of magnitudes (for the
+             * error bound) is one too here, rounded once, so no order of the pieces shows. */
+            kit_exact_sum magnitude;
+            memset(&magnitude, 0, sizeof magnitude);
             for (int k = 0; k < pieces; k++)
-                ref->int_sum += job.sums[k];
+                for (int d = 0; d < KIT_EXACT_DIGITS; d++) {
+                    ref->float_sum.digit[d] += job->float_sums[k].digit[d];
+                    magnitude.digit[d] += job->magnitudes[k].digit[d];
+                }
+            exact_normalize(&ref->float_sum);
+            ref->abs_sum = kit_exact_to_double(&magnitude);
+            for (int k = 0; k < pieces; k++)
+                ref->abs_max = fmax(ref->abs_max, job->abs_max[k]);
+            ref->answer.w[0] = word_of(kit_exact_to_float(&ref->float_sum));
+        } else if (problem.op == KIT_SUM) {
+            for (int k = 0; k < pieces; k++)
+                ref->int_sum += job->sums[k];
             ref->answer.w[0] = kit_expected_int(ref->int_sum);
         } else if (problem.op == KIT_ARGMIN) {
-            ref->answer.w[0] = job.best[0].w[0];
-            ref->answer.w[1] = (int32_t)job.at[0];
+            ref->answer.w[0] = job->best[0].w[0];
+            ref->answer.w[1] = (int32_t)job->at[0];
             for (int k = 1; k < pieces; k++)
-                if (job.best[k].w[0] < ref->answer.w[0]) {
-                    ref->answer.w[0] = job.best[k].w[0];
-                    ref->answer.w[1] = (int32_t)job.at[k];
+                if (job->best[k].w[0] < ref->answer.w[0]) {
+                    ref->answer.w[0] = job->best[k].w[0];
+                    ref->answer.w[1] = (int32_t)job->at[k];
                 }
         } else {
             for (size_t c = 0; c < kit_in_words(problem); c++) {
-                int32_t best = job.best[0].w[c];
+                int32_t best = job->best[0].w[c];
                 for (int k = 1; k < pieces; k++)
-                    if (problem.op == KIT_MAX ? job.best[k].w[c] > best : job.best[k].w[c] < best)
-                        best = job.best[k].w[c];
+                    if (problem.op == KIT_MAX ? job->best[k].w[c] > best : job->best[k].w[c] < best)
+                        best = job->best[k].w[c];
                 ref->answer.w[c] = best;
             }
         }
+        free(job);
         return;
     }
     if (problem.op == KIT_SUM && problem.type == KIT_INT) {

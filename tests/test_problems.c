@@ -370,7 +370,15 @@ START_TEST(large_inputs_made_on_every_core_hold_the_words_and_the_reference_of_o
                         at = i;
                 ck_assert_int_eq(ref.answer.w[0], words[at]);
                 ck_assert_int_eq(ref.answer.w[1], (int32_t)at);
-            } else if (problem.type != KIT_FLOAT) {
+            } else if (problem.type == KIT_FLOAT) { /* against its two halves, each checked on one core */
+                kit_reference low, high;
+                kit_reference_compute(problem, words, n / 2, &low);
+                kit_reference_compute(problem, words + n / 2, n - n / 2, &high);
+                const double total = kit_exact_to_double(&low.float_sum) + kit_exact_to_double(&high.float_sum);
+                ck_assert_int_eq(ref.answer.w[0], word_of((float)total));
+                ck_assert(fabs(ref.abs_sum - (low.abs_sum + high.abs_sum)) <= 1e-12 * ref.abs_sum);
+                ck_assert(ref.abs_max == fmax(low.abs_max, high.abs_max));
+            } else {
                 for (size_t c = 0; c < components; c++) {
                     int32_t best = words[word_at(problem, n, 0, c)];
                     for (size_t i = 1; i < n; i++) {
