@@ -9,10 +9,11 @@
 #      toolkit from NVIDIA's apt repository, the series the edition's reference stages were built
 #      with (its description, kit.json: reference_cuda): cuda-nvcc, cuda-cudart-dev, cuda-cccl, cuda-cuobjdump and
 #      cuda-sanitizer, e.g. cuda-nvcc-13-0;
-#   3. configures the edition in $AUTOGRADER_ROOT/grading/build, grading a copy of its labs
-#      ($AUTOGRADER_ROOT/grading/labs, which run_autograder refills for every submission), and
-#      builds what grading needs (grade-programs), so that a submission only compiles its own
-#      stage files.
+#   3. configures the edition in its own build folder (source/reduction-lab-kit/build, laid out
+#      as every copy of the kit is, so a compiler cache that has the kit's objects serves it),
+#      grading a copy of its labs ($AUTOGRADER_ROOT/grading/labs, which run_autograder refills
+#      for every submission), and builds what grading needs (grade-programs), so that a
+#      submission only compiles its own stage files.
 # AUTOGRADER_ROOT (default /autograder) moves everything, for testing; AUTOGRADER_CMAKE_ARGS adds
 # CMake options (e.g. -DKIT_REQUIRE_GPU=ON where the grading machines have a GPU).
 # Exits non-zero, saying why, when something is missing that it cannot install or the build fails.
@@ -119,27 +120,29 @@ mkdir -p "$work"
 rm -rf "$work/labs"
 cp -R "$edition/labs" "$work/labs"
 jobs=$(nproc 2> /dev/null || echo 2)
+build="$edition/build"
 # shellcheck disable=SC2086 # AUTOGRADER_CMAKE_ARGS is a list of options
-cmake -S "$edition" -B "$work/build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$edition" -B "$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_COMPILER="$nvcc" -DKIT_LABS_DIR="$work/labs" ${AUTOGRADER_CMAKE_ARGS:-} ||
     die "cmake could not configure $edition (its message is above)"
-cmake --build "$work/build" -j "$jobs" --target grade-programs || die "the kit does not build (the compiler's messages are above)"
-ls "$work/build/runners/"run_labs_stage*_emu > /dev/null 2>&1 ||
+cmake --build "$build" -j "$jobs" --target grade-programs || die "the kit does not build (the compiler's messages are above)"
+ls "$build/runners/"run_labs_stage*_emu > /dev/null 2>&1 ||
     die "the CPU emulator was not built (Boost.Context missing?): without a GPU nothing could be graded"
 
 # The grader runs student code as user nobody where bubblewrap cannot run (a container without
 # user namespaces): nobody must be able to reach the runners.
 if [ "$(id -u)" -eq 0 ]; then
-    dir=$work
-    while [ "$dir" != "/" ]; do
-        perms=$(stat -c %A "$dir")
-        if [ "${perms:9:1}" != "x" ] && [ "${perms:9:1}" != "t" ]; then
-            say "chmod o+x $dir (user nobody runs the graded programs below it)"
-            chmod o+x "$dir"
-        fi
-        dir=$(dirname "$dir")
+    for dir in "$build" "$work"; do
+        while [ "$dir" != "/" ]; do
+            perms=$(stat -c %A "$dir")
+            if [ "${perms:9:1}" != "x" ] && [ "${perms:9:1}" != "t" ]; then
+                say "chmod o+x $dir (user nobody runs the graded programs below it)"
+                chmod o+x "$dir"
+            fi
+            dir=$(dirname "$dir")
+        done
     done
 fi
 
 date -u +"%Y-%m-%dT%H:%M:%SZ set up with $nvcc" > "$work/ready"
-say "ready: $work/build grades $work/labs (run_autograder fills it from each submission)"
+say "ready: $build grades $work/labs (run_autograder fills it from each submission)"

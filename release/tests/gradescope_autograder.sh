@@ -307,7 +307,8 @@ fi
 grep -q "cannot write" "$work/unwritable.log" || fail "run_autograder did not say it could not write results.json"
 echo "== 5. an image where setup.sh did not finish"
 bare="$work/bare"
-mkdir -p "$bare/results" "$bare/submission" && cp -R "$root/source" "$bare/source" && cp "$root/run_autograder" "$bare/"
+mkdir -p "$bare/results" "$bare/submission" "$bare/source" && cp "$root/run_autograder" "$bare/" &&
+    tar -C "$root/source" --exclude=./reduction-lab-kit/build -cf - . | tar -C "$bare/source" -xf - # the zip, no build
 (cd "$bare" && AUTOGRADER_ROOT="$bare" ./run_autograder) > "$work/bare.log" 2>&1 ||
     fail "run_autograder exited non-zero though it could write results.json (log: $work/bare.log)"
 python3 - "$bare/results/results.json" "$keep" <<'EOF' || fail "no results.json saying the autograder failed"
