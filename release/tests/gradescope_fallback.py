@@ -142,7 +142,7 @@ def main():
 
     print("== 3. the build's kit.json comes first")
     os.remove(results)
-    build = os.path.join(root, "grading", "build")
+    build = module.BUILD  # setup.sh's build folder, where run_autograder looks
     os.makedirs(build)
     with open(config, "a") as f:
         f.write("stage9.points.sanitizer = 4\n")
