@@ -325,7 +325,9 @@ void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, 
         kit_for_each_piece(pieces, n, reference_piece, job);
         if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
             /* The long accumulators add exactly, in any order; the sum of magnitudes (for the
-             * error bound) is one too here, rounded once, so no order of the pieces shows. */
+             * error bound) is one too here, rounded once, so no order of the pieces shows. It may
+             * differ from one core's running sum of doubles (below) in its last bits: the bound
+             * moves by 1e-9 of itself at most, and kit_grade and the runner take the same path. */
             kit_exact_sum magnitude;
             memset(&magnitude, 0, sizeof magnitude);
             for (int k = 0; k < pieces; k++)

@@ -216,6 +216,11 @@ def changes_of(record):
                              for p in parts)
             was = "; ".join(" ".join(str(p["message_before"]).split()) for p in parts
                             if p.get("status_before") not in ("pass", None) and p.get("message_before"))
+            # A file that did not compile, or was missing, was graded as the unfilled skeleton: its
+            # messages then were the skeleton's ("fill in the TODO"); why it stood in comes first.
+            stood_in = (previous.get("replaced") or {}).get(str(change["stage"]))
+            if stood_in:
+                was = "%s (graded as unfilled)" % " ".join(str(stood_in).split())
             rows.append({"stage": int(change["stage"]), "before": change.get("score_before"), "now": change.get("score"),
                          "max": change.get("max_score"), "what": what, "was": was})
     elif previous.get("outcome") == "graded" and is_graded(record):

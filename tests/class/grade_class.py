@@ -380,7 +380,7 @@ class Grader:
     def previous_of(earlier):
         """What the new record keeps of the earlier one (the whole of it is in history/)."""
         return {key: earlier.get(key) for key in ("finished", "outcome", "total", "max_total", "points", "kept",
-                                                  "graded_on")}
+                                                  "graded_on", "replaced")}
 
     def stage_of(self, stage_file):
         return next(k for k, name in self.s["stage_files"].items() if name == stage_file)
@@ -410,8 +410,11 @@ class Grader:
         depend mode hashes the compiler's own dependency file instead of running nvcc's
         preprocessor a second time for every compile the cache does not hold. It is the one
         CCACHE_DIR names where that is set (the kit's test suite shares one cache among all its
-        builds of a kit), else one beside the builds."""
+        builds of a kit), else one beside the builds. OMP_NUM_THREADS keeps the grader's large
+        inputs, which it makes and checks on several cores (common/input.c), within a submission's
+        share of the cores."""
         env = dict(os.environ)
+        env.setdefault("OMP_NUM_THREADS", str(self.s["grade_jobs"]))
         if self.s.get("ccache"):
             env.update({"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(self.s["build_root"], "ccache"),
                         "CCACHE_BASEDIR": os.path.join(self.s["build_root"], "students"),
@@ -437,8 +440,48 @@ class Grader:
         env = self.build_environment()
         if configure_first and self.children.run(configure, log, deadline, env) != 0:
             return False, log
-        build = ["cmake", "--build", p["build"], "-j", str(self.s["build_jobs"]), "--target", "grade-programs"]
-        return self.children.run(build, log, deadline, env) == 0, log
+        # Going on past a stage file that does not compile (as make check does, tests/grader/check.cmake),
+        # so that one build names every such file of the submission.
+        keep_going = ["-k", "0"] if self.generator(p["build"]) == "Ninja" else ["-k"]
+        build = ["cmake", "--build", p["build"], "-j", str(self.s["build_jobs"]), "--target", "grade-programs", "--"]
+        return self.children.run(build + keep_going, log, deadline, env) == 0, log
+
+    def build_with_skeletons_for_what_does_not_compile(self, p, deadline, replaced, notes):
+        """Configures and builds the submission; a stage file that does not compile gets its
+        skeleton, and the build runs again, until it builds or names no new file (a build that keeps
+        going names them all at once). replaced and notes get a line for each. Returns (built, log)."""
+        ok, log = self.configure_and_build(p, deadline)
+        put_back = set()
+        while not ok:
+            broken = [name for name in self.files_that_failed(log) if name not in put_back]
+            if not broken:
+                break
+            kept = os.path.join(p["logs"], "build-with-the-submission%s.log"
+                                % ("-%d" % (len(put_back) + 1) if put_back else ""))
+            shutil.move(log, kept)
+            for name in broken:
+                put_back.add(name)
+                with open(os.path.join(p["labs"], name), "wb") as f:
+                    f.write(self.s["skeletons"][name])
+                said = self.compiler_said(kept, name)
+                replaced[str(self.stage_of(name))] = "%s does not compile%s" % (
+                    name, "; the compiler said: " + said if said else "")
+                notes.append("%s does not compile (graded as unfilled; the compiler said: %s; all its "
+                             "messages: %s)" % (name, said or "see the log", kept))
+            ok, log = self.configure_and_build(p, deadline, configure_first=False)
+        return ok, log
+
+    @staticmethod
+    def generator(build):
+        """The CMake generator of a configured build folder (its CMakeCache.txt), or ""."""
+        try:
+            with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith("CMAKE_GENERATOR:"):
+                        return line.split("=", 1)[1].strip()
+        except OSError:
+            pass
+        return ""
 
     def files_that_failed(self, log):
         """The stage files the compiler names in an error: nvcc writes "file.cu(12): error", the
@@ -505,20 +548,7 @@ class Grader:
         try:
             with lease.building():
                 build_started = time.monotonic()
-                ok, log = self.configure_and_build(p, deadline)
-                broken = [] if ok else self.files_that_failed(log)
-                if broken:
-                    kept = os.path.join(p["logs"], "build-with-the-submission.log")
-                    shutil.move(log, kept)
-                    for name in broken:
-                        with open(os.path.join(p["labs"], name), "wb") as f:
-                            f.write(self.s["skeletons"][name])
-                        said = self.compiler_said(kept, name)
-                        replaced[str(self.stage_of(name))] = "%s does not compile%s" % (
-                            name, "; the compiler said: " + said if said else "")
-                        notes.append("%s does not compile (graded as unfilled; the compiler said: %s; all its "
-                                     "messages: %s)" % (name, said or "see the log", kept))
-                    ok, log = self.configure_and_build(p, deadline, configure_first=False)
+                ok, log = self.build_with_skeletons_for_what_does_not_compile(p, deadline, replaced, notes)
                 record["seconds"]["build"] = round(time.monotonic() - build_started, 1)
             if not ok:
                 record["outcome"] = "build failed"

@@ -15,9 +15,11 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -488,6 +490,17 @@ class ClassReportTest(unittest.TestCase):
         self.assertEqual(class_report.change_note(dave), "changed since the last grade (2026-11-20T10:10:00Z): "
                                                          "stage 8: 4 -> 10 points")
         dave["previous"]["points"]["8"] = 10.0
+        # a stage file that did not compile last time was graded as the skeleton: why comes first
+        erin = record("erin", {8: 8})
+        erin["previous"] = {"finished": "2026-11-20T10:15:00Z", "outcome": "graded", "points": {"8": 0.0},
+                            "replaced": {"8": "08_one_pass/reduce_one_pass.cu does not compile; the compiler said: x"}}
+        erin["changes"] = [{"stage": 8, "score_before": 0, "score": 8, "max_score": 10, "parts": [
+            {"part": "correctness", "cell_before": "FAIL", "cell": "pass", "status_before": "fail", "status": "pass",
+             "score_before": 0, "score": 6, "message_before": "stage 8 wrote no result: fill in the TODO"}]}]
+        self.assertEqual(class_report.change_note(erin),
+                         "changed since the last grade (2026-11-20T10:15:00Z): stage 8: 0 -> 8 points (correctness "
+                         "FAIL -> pass; was: 08_one_pass/reduce_one_pass.cu does not compile; the compiler said: x "
+                         "(graded as unfilled))")
         page, table = self.write([alice, bob, carol, dave])
         rows = {(row["student"], row["stage"]): (row["points_before"], row["points"], row["max_points"], row["notes"],
                                                  row["message"]) for row in csv_rows(table, "changed")}
@@ -541,6 +554,52 @@ class ClassReportTest(unittest.TestCase):
                          ("graded", 8.0, {"8": 8.0}, grade["changes"]))
         self.assertEqual(class_report.change_note(new), "changed since the last grade (2026-11-20T10:00:00Z): "
                                                         "stage 8: 0 -> 8 points")
+
+    def test_every_stage_file_that_does_not_compile_is_graded_as_its_skeleton_without_a_second_configure(self):
+        # A make that keeps going names both of carol's broken files in its first build: both get
+        # their skeletons, the kit is not configured again, and the second build is the last.
+        import grade_class  # tests/class/grade_class.py
+        root = os.path.join(self.folder.name, "root")
+        names = {2: "02_divergence_free/reduce_divergence_free.cu", 8: "08_one_pass/reduce_one_pass.cu"}
+        settings = {"build_root": root, "stages": [2, 8], "stage_files": names, "build_jobs": 2, "grade_jobs": 2,
+                    "cmake_args": [], "skeletons": {name: b"/* skeleton */\n" for name in names.values()}}
+        nvcc = "labs/02_divergence_free/reduce_divergence_free.cu(40): error: expected a \";\"\n"
+        gcc = "labs/08_one_pass/reduce_one_pass.cu:71:35: error: expected ',' before 'stride'\n"
+
+        class Builds:  # each build's log, in turn; a build with a log fails
+            def __init__(self, logs):
+                self.logs, self.commands = list(logs), []
+
+            def run(self, command, log_path, deadline, env=None):
+                self.commands.append(command)
+                if "--build" not in command:
+                    return 0
+                text = self.logs.pop(0)
+                with open(log_path, "a", encoding="utf-8") as log:
+                    log.write(text)
+                return 2 if text else 0
+
+        # make keeps going: one build names both files; and a build that stops at the first: one each
+        for logs in ([nvcc + gcc, ""], [nvcc, gcc, ""]):
+            builds = Builds(logs)
+            grader = grade_class.Grader(settings, builds)
+            p = grader.paths("carol")
+            shutil.rmtree(p["top"], ignore_errors=True)
+            os.makedirs(p["logs"])
+            for name in names.values():
+                os.makedirs(os.path.dirname(os.path.join(p["labs"], name)), exist_ok=True)
+                with open(os.path.join(p["labs"], name), "w", encoding="utf-8") as f:
+                    f.write("broken\n")
+            replaced, notes = {}, []
+            ok, _ = grader.build_with_skeletons_for_what_does_not_compile(p, time.monotonic() + 60, replaced, notes)
+            self.assertTrue(ok)
+            self.assertEqual(sorted(replaced), ["2", "8"])
+            self.assertEqual(len(notes), 2)
+            self.assertEqual([c[1] for c in builds.commands], ["-S"] + ["--build"] * len(logs))  # configured once
+            self.assertIn("-k", builds.commands[1])
+            for name in names.values():
+                with open(os.path.join(p["labs"], name), "rb") as f:
+                    self.assertEqual(f.read(), b"/* skeleton */\n")
 
     # ------------------------------------------------------------------------ what was reachable
     def test_every_total_says_what_it_could_reach_where_it_was_graded(self):

@@ -275,6 +275,8 @@ int kit_sandbox_run_with_input(char *const argv[], char *const environment[], co
             }
             char dropped[4096];
             const int over = !reply || size + 4096 + 1 > capacity; /* over the limit: the rest is dropped */
+            if (over && now_s() > deadline)
+                break; /* a program that writes without end is stopped at its deadline, below */
             ssize_t got = read(pipe_fds[0], over ? dropped : reply + size, 4096);
             if (got == 0)
                 closed = 1; /* end of file: no writer is left */
