@@ -10,7 +10,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kit.h"
@@ -245,17 +244,18 @@ float kit_exact_to_float(const kit_exact_sum *sum)
 
 /* ---------------------------------------------------------------- references */
 
-/* The reference of elements [begin, end) of a large input, one piece of it (kit_for_each_piece()):
- * its int sum, or the first element holding its minimum (argmin), or each component's extreme. */
+/* The reference of elements [begin, end) of an input, one piece of it (kit_for_each_piece()): its
+ * int sum; its exact float sum, sum of magnitudes and largest magnitude; the first element holding
+ * its minimum (argmin); or each component's extreme. */
 typedef struct reference_piece_job {
     kit_problem problem;
     const int32_t *words;
     size_t n;
     int64_t sums[KIT_MAX_PIECES];
+    kit_exact_sum float_sums[KIT_MAX_PIECES];
+    double abs_sums[KIT_MAX_PIECES], abs_max[KIT_MAX_PIECES];
     kit_value best[KIT_MAX_PIECES];
     size_t at[KIT_MAX_PIECES];
-    kit_exact_sum float_sums[KIT_MAX_PIECES], magnitudes[KIT_MAX_PIECES];
-    double abs_max[KIT_MAX_PIECES];
 } reference_piece_job;
 
 static void reference_piece(void *context, int piece, size_t begin, size_t end)
@@ -264,22 +264,18 @@ static void reference_piece(void *context, int piece, size_t begin, size_t end)
     const kit_problem problem = job->problem;
     const int32_t *words = job->words;
     if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
-        kit_exact_sum *sum = &job->float_sums[piece], *magnitude = &job->magnitudes[piece];
+        kit_exact_sum *sum = &job->float_sums[piece];
         memset(sum, 0, sizeof *sum);
-        memset(magnitude, 0, sizeof *magnitude);
-        double abs_max = 0.0;
+        double abs_sum = 0.0, abs_max = 0.0;
         for (size_t i = begin; i < end; i++) {
             float x = float_of(words[i]);
             exact_add_float(sum, x, 1);
-            exact_add_float(magnitude, fabsf(x), 1);
+            abs_sum += fabs((double)x);
             abs_max = fmax(abs_max, fabs((double)x));
-            if ((i - begin) % (1u << 24) == (1u << 24) - 1) {
+            if ((i - begin) % (1u << 24) == (1u << 24) - 1)
                 exact_normalize(sum);
-                exact_normalize(magnitude);
-            }
         }
-        exact_normalize(sum);
-        exact_normalize(magnitude);
+        job->abs_sums[piece] = abs_sum;
         job->abs_max[piece] = abs_max;
     } else if (problem.op == KIT_SUM) {
         job->sums[piece] = kit_reference_sum(words + begin, end - begin);
@@ -313,88 +309,41 @@ void kit_reference_compute(kit_problem problem, const int32_t *words, size_t n, 
     memset(ref, 0, sizeof *ref);
     ref->problem = problem;
     ref->n = n;
-    /* A large input is checked by several cores, a piece each (input.c: kit_input_pieces()), and
-     * the pieces' results combined in order: the same answer, first index of a tie included. */
+    /* A large input is checked by several cores, a piece each (input.c: kit_input_pieces()); any
+     * other is one piece, checked here. The pieces' results are combined in order: the first index
+     * of a tie stays, the long accumulators add exactly, and the sum of magnitudes (the float
+     * error bound's) is the pieces' running sums added, a one-core sum's last bits apart. */
     const int pieces = kit_input_pieces(n * kit_in_words(problem));
-    /* 16 pieces' long accumulators: 3 KB, not for the stack; without them, one core checks it */
-    reference_piece_job *job = pieces > 1 ? calloc(1, sizeof *job) : NULL;
-    if (job) {
-        job->problem = problem;
-        job->words = words;
-        job->n = n;
-        kit_for_each_piece(pieces, n, reference_piece, job);
-        if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
-            /* The long accumulators add exactly, in any order; the sum of magnitudes (for the
-             * error bound) is one too here, rounded once, so no order of the pieces shows. It may
-             * differ from one core's running sum of doubles (below) in its last bits: the bound
-             * moves by 1e-9 of itself at most, and kit_grade and the runner take the same path. */
-            kit_exact_sum magnitude;
-            memset(&magnitude, 0, sizeof magnitude);
-            for (int k = 0; k < pieces; k++)
-                for (int d = 0; d < KIT_EXACT_DIGITS; d++) {
-                    ref->float_sum.digit[d] += job->float_sums[k].digit[d];
-                    magnitude.digit[d] += job->magnitudes[k].digit[d];
-                }
-            exact_normalize(&ref->float_sum);
-            ref->abs_sum = kit_exact_to_double(&magnitude);
-            for (int k = 0; k < pieces; k++)
-                ref->abs_max = fmax(ref->abs_max, job->abs_max[k]);
-            ref->answer.w[0] = word_of(kit_exact_to_float(&ref->float_sum));
-        } else if (problem.op == KIT_SUM) {
-            for (int k = 0; k < pieces; k++)
-                ref->int_sum += job->sums[k];
-            ref->answer.w[0] = kit_expected_int(ref->int_sum);
-        } else if (problem.op == KIT_ARGMIN) {
-            ref->answer.w[0] = job->best[0].w[0];
-            ref->answer.w[1] = (int32_t)job->at[0];
-            for (int k = 1; k < pieces; k++)
-                if (job->best[k].w[0] < ref->answer.w[0]) {
-                    ref->answer.w[0] = job->best[k].w[0];
-                    ref->answer.w[1] = (int32_t)job->at[k];
-                }
-        } else {
-            for (size_t c = 0; c < kit_in_words(problem); c++) {
-                int32_t best = job->best[0].w[c];
-                for (int k = 1; k < pieces; k++)
-                    if (problem.op == KIT_MAX ? job->best[k].w[c] > best : job->best[k].w[c] < best)
-                        best = job->best[k].w[c];
-                ref->answer.w[c] = best;
-            }
+    reference_piece_job job = {.problem = problem, .words = words, .n = n};
+    kit_for_each_piece(pieces, n, reference_piece, &job);
+    if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
+        for (int k = 0; k < pieces; k++) {
+            for (int d = 0; d < KIT_EXACT_DIGITS; d++)
+                ref->float_sum.digit[d] += job.float_sums[k].digit[d];
+            ref->abs_sum += job.abs_sums[k];
+            ref->abs_max = fmax(ref->abs_max, job.abs_max[k]);
         }
-        free(job);
-        return;
-    }
-    if (problem.op == KIT_SUM && problem.type == KIT_INT) {
-        ref->int_sum = kit_reference_sum(words, n);
-        ref->answer.w[0] = kit_expected_int(ref->int_sum);
-    } else if (problem.op == KIT_SUM && problem.type == KIT_FLOAT) {
-        for (size_t i = 0; i < n; i++) {
-            float x = float_of(words[i]);
-            exact_add_float(&ref->float_sum, x, 1);
-            ref->abs_sum += fabs((double)x);
-            ref->abs_max = fmax(ref->abs_max, fabs((double)x));
-            if (i % (1u << 24) == (1u << 24) - 1)
-                exact_normalize(&ref->float_sum);
-        }
+        if (pieces > 1)
+            exact_normalize(&ref->float_sum); /* the pieces' carries, added up */
         ref->answer.w[0] = word_of(kit_exact_to_float(&ref->float_sum));
+    } else if (problem.op == KIT_SUM) {
+        for (int k = 0; k < pieces; k++)
+            ref->int_sum += job.sums[k];
+        ref->answer.w[0] = kit_expected_int(ref->int_sum);
     } else if (problem.op == KIT_ARGMIN) {
-        ref->answer.w[0] = words[0];
-        ref->answer.w[1] = 0;
-        for (size_t i = 1; i < n; i++)
-            if (words[i] < ref->answer.w[0]) { /* strictly less: the first index of a tie stays */
-                ref->answer.w[0] = words[i];
-                ref->answer.w[1] = (int32_t)i;
+        ref->answer.w[0] = job.best[0].w[0];
+        ref->answer.w[1] = (int32_t)job.at[0];
+        for (int k = 1; k < pieces; k++)
+            if (job.best[k].w[0] < ref->answer.w[0]) {
+                ref->answer.w[0] = job.best[k].w[0];
+                ref->answer.w[1] = (int32_t)job.at[k];
             }
     } else {
-        const size_t components = kit_in_words(problem);
-        const int planar = problem.type == KIT_MAT3_SOA;
-        for (size_t c = 0; c < components; c++) {
-            int32_t best = planar ? words[c * n] : words[c];
-            for (size_t i = 1; i < n; i++) {
-                int32_t v = planar ? words[c * n + i] : words[i * components + c];
-                if (problem.op == KIT_MAX ? v > best : v < best)
-                    best = v;
-            }
+        for (size_t c = 0; c < kit_in_words(problem); c++) {
+            int32_t best = job.best[0].w[c];
+            for (int k = 1; k < pieces; k++)
+                if (problem.op == KIT_MAX ? job.best[k].w[c] > best : job.best[k].w[c] < best)
+                    best = job.best[k].w[c];
             ref->answer.w[c] = best;
         }
     }

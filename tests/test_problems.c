@@ -376,7 +376,7 @@ START_TEST(large_inputs_made_on_every_core_hold_the_words_and_the_reference_of_o
                 kit_reference_compute(problem, words + n / 2, n - n / 2, &high);
                 const double total = kit_exact_to_double(&low.float_sum) + kit_exact_to_double(&high.float_sum);
                 ck_assert_int_eq(ref.answer.w[0], word_of((float)total));
-                /* each half's is a running sum of doubles: within n u = 1e-9 of the exact one */
+                /* running sums of doubles, added in other pieces: within n u = 1e-9 of each other */
                 ck_assert(fabs(ref.abs_sum - (low.abs_sum + high.abs_sum)) <= 1e-9 * ref.abs_sum);
                 ck_assert(ref.abs_max == fmax(low.abs_max, high.abs_max));
             } else {
