@@ -193,11 +193,28 @@ static void gpu_thread_name(const char *tsan_name, char *out, size_t size, long 
     }
 }
 
+/* This process's log: ThreadSanitizer adds the pid to the prefix. */
+static void tsan_log_of_this_process(char *path, size_t size)
+{
+    snprintf(path, size, "%s.%ld", tsan_log_prefix, (long)getpid());
+}
+
+/* An earlier process with this pid may have left its log (a run that found a race keeps it, for
+ * its frames). ThreadSanitizer opens the log only at its first report and then appends, so a
+ * stale log read at the end would tell that process's race as this one's: a CI run on
+ * 2026-11-27 failed a valid fixture so, with another fixture's race. Removed before any kernel. */
+static void forget_a_stale_log_of_this_pid(void)
+{
+    char path[600];
+    tsan_log_of_this_process(path, sizeof path);
+    remove(path);
+}
+
 /* Says the first race of ThreadSanitizer's log in the kit's words; 1 when the log had one. */
 static int tell_races(void)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s.%ld", tsan_log_prefix, (long)getpid());
+    tsan_log_of_this_process(path, sizeof path);
     FILE *f = tsan_log_prefix[0] ? fopen(path, "r") : NULL;
     if (!f)
         return 0;
@@ -316,6 +333,8 @@ int main(int argc, char **argv)
     memcpy(sizes, default_sizes, sizeof default_sizes);
     for (int t = 0; t < thread_count; t++)
         threads[t] = default_threads[t];
+    if (emu_race_mode())
+        forget_a_stale_log_of_this_pid();
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--impl") == 0 && value) {
