@@ -1212,6 +1212,59 @@ START_TEST(the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_ea
 }
 END_TEST
 
+START_TEST(a_thinned_emulated_plan_keeps_every_size_and_runs_each_large_one_once_with_all_ones)
+{
+    const size_t above = (size_t)1 << 17;
+    unsigned drawn_threads = 0; /* the block sizes drawn over the gradings below, as bits */
+    for (unsigned long long grading = 1; grading <= 8; grading++) {
+        kit_random random = {grading};
+        kit_plan full = {NULL, 0, 0}, thin = {NULL, 0, 0};
+        kit_error err;
+        ck_assert_int_eq(kit_plan_correctness(&full, 3, KIT_EMULATED_MAX_N, &random, &err), KIT_OK);
+        for (int i = 0; i < full.count; i++)
+            ck_assert(kit_plan_append(&thin, &full.cases[i]));
+        kit_plan_thin_large_sizes(&thin, above, &random);
+        /* the cases up to the limit, unchanged and in order; every case numbered by its index */
+        int t = 0;
+        for (int i = 0; i < full.count; i++)
+            if (full.cases[i].n <= above) {
+                while (t < thin.count && thin.cases[t].n > above)
+                    t++;
+                ck_assert_int_lt(t, thin.count);
+                ck_assert(thin.cases[t].n == full.cases[i].n && thin.cases[t].threads == full.cases[i].threads &&
+                          thin.cases[t].pattern == full.cases[i].pattern && thin.cases[t].seed == full.cases[i].seed);
+                t++;
+            }
+        for (int i = 0; i < thin.count; i++)
+            ck_assert_int_eq(thin.cases[i].id, i);
+        /* each size above it: still there, once, all ones, at a block size the full plan had */
+        int large_sizes = 0;
+        for (int i = 0; i < full.count; i++) {
+            const size_t n = full.cases[i].n;
+            int first = 1, in_thin = 0;
+            for (int j = 0; j < i; j++)
+                first &= full.cases[j].n != n;
+            if (n <= above || !first)
+                continue;
+            large_sizes++;
+            for (int j = 0; j < thin.count; j++)
+                if (thin.cases[j].n == n) {
+                    in_thin++;
+                    ck_assert_int_eq(thin.cases[j].pattern, KIT_PATTERN_ONES);
+                    ck_assert(thin.cases[j].threads >= 64 && thin.cases[j].threads <= 1024);
+                    drawn_threads |= thin.cases[j].threads;
+                }
+            ck_assert_msg(in_thin == 1, "n = %zu runs %d times in the thinned plan", n, in_thin);
+        }
+        ck_assert_int_eq(large_sizes, 4); /* 3 * 2^18, 1000003, 2^20 and 2^20 + 7 */
+        ck_assert_int_eq(thin.count, full.count - 4 * (2 * 5 - 1));
+        kit_plan_free(&full);
+        kit_plan_free(&thin);
+    }
+    ck_assert_msg(__builtin_popcount(drawn_threads) >= 3, "the block sizes drawn: 0x%x", drawn_threads);
+}
+END_TEST
+
 START_TEST(the_plan_travels_to_the_runner_as_lines_it_reads_back)
 {
     kit_random random = {3};
@@ -1528,6 +1581,7 @@ int main(void)
     suite_add_tcase(suite, report);
     TCase *plan = tcase_create("plan");
     tcase_add_test(plan, the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_each_grading);
+    tcase_add_test(plan, a_thinned_emulated_plan_keeps_every_size_and_runs_each_large_one_once_with_all_ones);
     tcase_add_test(plan, the_plan_travels_to_the_runner_as_lines_it_reads_back);
     tcase_add_test(plan, the_answers_must_match_the_plan_one_for_each_run_no_more_no_less);
     tcase_add_test(plan, speed_cases_are_drawn_from_half_to_twice_the_size_at_any_supported_block_size);

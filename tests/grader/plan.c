@@ -288,6 +288,54 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
     return KIT_OK;
 }
 
+void kit_plan_thin_large_sizes(kit_plan *plan, size_t above, kit_random *random)
+{
+    /* Per size above the limit: its first pattern (all ones, for a fixed size) and one of that
+     * pattern's block sizes, drawn now. A plan has a few such sizes (at most 32 are thinned). */
+    struct {
+        size_t n;
+        kit_pattern pattern;
+        unsigned threads;
+        size_t block_sizes;
+    } sizes[32];
+    int size_count = 0;
+    for (int i = 0; i < plan->count; i++) {
+        const kit_planned_case *c = &plan->cases[i];
+        int s = 0;
+        while (s < size_count && sizes[s].n != c->n)
+            s++;
+        if (c->n <= above || (s == size_count && size_count == 32))
+            continue;
+        if (s == size_count) {
+            sizes[s].n = c->n;
+            sizes[s].pattern = c->pattern;
+            sizes[s].block_sizes = 0;
+            size_count++;
+        }
+        sizes[s].block_sizes += c->pattern == sizes[s].pattern;
+    }
+    for (int s = 0; s < size_count; s++) {
+        const size_t drawn = between(random, 0, sizes[s].block_sizes - 1);
+        size_t seen = 0;
+        sizes[s].threads = 0;
+        for (int i = 0; i < plan->count && !sizes[s].threads; i++)
+            if (plan->cases[i].n == sizes[s].n && plan->cases[i].pattern == sizes[s].pattern && seen++ == drawn)
+                sizes[s].threads = plan->cases[i].threads;
+    }
+    int kept = 0;
+    for (int i = 0; i < plan->count; i++) {
+        kit_planned_case c = plan->cases[i];
+        int s = 0;
+        while (s < size_count && sizes[s].n != c.n)
+            s++;
+        if (s < size_count && (c.pattern != sizes[s].pattern || c.threads != sizes[s].threads))
+            continue;
+        c.id = kept; /* the runner's answers name a case by its index */
+        plan->cases[kept++] = c;
+    }
+    plan->count = kept;
+}
+
 kit_status kit_plan_large(kit_plan *plan, int stage, kit_random *random, kit_error *err)
 {
     /* About 2^26 ints' worth (256 MiB, far above any L2), drawn within 1/16 below: every block
