@@ -5,9 +5,12 @@
  * files, source tricks, garbage input and missing tools. Runs in CI.
  *
  * Needs two compile definitions: KIT_SOURCE_DIR (the kit's source tree) and
- * KIT_AUDIT_FIXTURE_DIR (where the build put the objects): the object of the stage file
+ * KIT_AUDIT_FIXTURE_DIR (where the build put the objects): the object of the fixture
  * <path>.cu (relative to the source tree) is KIT_AUDIT_FIXTURE_DIR/<path>.o, compiled by nvcc
- * with -c -I common -DKIT_IMPL=audit -arch=sm_80 -lineinfo -O3 --std=c++17.
+ * with -c -I common -DKIT_IMPL=audit -arch=sm_80 -lineinfo -O3 --std=c++17. A stage file the
+ * build grades anyway (the kit's solutions and skeletons, the Thrust and CUB cheats) is audited
+ * in the object its grading audits, with that object's KIT_IMPL: the generated
+ * audit_built_objects.h lists them (tests/CMakeLists.txt).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,10 +32,27 @@
 
 #define MESSAGE_SIZE 2048
 
-/** Paths of the stage file \p rel (relative to the source tree) and of its object. */
+#include "audit_built_objects.h" /* built_objects: files audited in the object the build grades */
+
+/** The KIT_IMPL the object of stage file \p rel was compiled with: a fixture's is "audit". */
+static const char *impl_of(const char *rel)
+{
+    for (size_t k = 0; k < sizeof built_objects / sizeof built_objects[0]; k++)
+        if (strcmp(built_objects[k].file, rel) == 0)
+            return built_objects[k].impl;
+    return "audit";
+}
+
+/** Paths of the stage file \p rel (relative to the source tree) and of its object: the one the
+ *  build grades, for a file it grades (built_objects), else the fixture's own. */
 static void paths_of(const char *rel, char *source, char *object, size_t size)
 {
     snprintf(source, size, "%s/%s", KIT_SOURCE_DIR, rel);
+    for (size_t k = 0; k < sizeof built_objects / sizeof built_objects[0]; k++)
+        if (strcmp(built_objects[k].file, rel) == 0) {
+            snprintf(object, size, "%s", built_objects[k].object);
+            return;
+        }
     snprintf(object, size, "%s/%.*s.o", KIT_AUDIT_FIXTURE_DIR, (int)(strlen(rel) - strlen(".cu")), rel);
 }
 
@@ -63,6 +83,7 @@ static int has_line(const char *message, int line)
 /* ------------------------------------------------------------------ the fixtures */
 
 #define FIXTURE(name) "tests/audit_fixtures/" name ".cu"
+#define CHEAT(name) "tests/cheats/" name ".cu" /* a corpus row's: audited in its graded object */
 #define UNKNOWN_LINE (-1)
 #define NO_LINE_CHECKED (-2) /* the message says in its own words where to look */
 
@@ -74,8 +95,8 @@ static const struct {
     int line;
 } fixtures[] = {
     /* 1. includes */
-    {FIXTURE("cub_device_reduce"), KIT_AUDIT_FORBIDDEN, "includes <cub/cub.cuh>", 3},
-    {FIXTURE("thrust_reduce"), KIT_AUDIT_FORBIDDEN, "includes <thrust/execution_policy.h>", 2},
+    {CHEAT("cub_device_reduce"), KIT_AUDIT_FORBIDDEN, "includes <cub/device/device_reduce.cuh>", 18},
+    {CHEAT("thrust_reduce"), KIT_AUDIT_FORBIDDEN, "includes <thrust/execution_policy.h>", 15},
     {FIXTURE("cub_namespace_alias"), KIT_AUDIT_FORBIDDEN, "includes <cub/device/device_reduce.cuh>", 4},
     {FIXTURE("spliced_include"), KIT_AUDIT_FORBIDDEN, "includes <thrust/version.h>", 4},
     {FIXTURE("macro_include"), KIT_AUDIT_FORBIDDEN, "includes a header named by a macro", 5},
@@ -169,7 +190,7 @@ START_TEST(each_message_says_what_is_wrong_with_the_call)
         {FIXTURE("calls_reference_stage"), "the kit's harness and reference stages are not for a stage to call"},
         {FIXTURE("calls_host_reference"), "uses only what stage.h declares (KIT_REGISTER_STAGE, kit_argmin, kit_mat3"},
         {FIXTURE("ifdef_emulator"), "the same on a GPU and on the CPU emulator"},
-        {FIXTURE("cub_device_reduce"), "a stage file may include only stage.h, cuda_runtime.h"},
+        {CHEAT("cub_device_reduce"), "a stage file may include only stage.h, cuda_runtime.h"},
         {FIXTURE("writes_to_stderr"), "a stdio stream (FILE): the grader's streams and files are not a stage's to touch"},
         {FIXTURE("putchar_on_stdout"), "putchar(c) compiles to putc(c, stdout): write printf(\"%c\", c)"},
         {FIXTURE("static_object_destructor"), "which runs code after main"},
@@ -374,7 +395,7 @@ START_TEST(the_shape_audit_accepts_nvccs_objects_of_the_kits_stages_and_their_la
     char source[1024], object[1024], rel[256], launcher[256], message[MESSAGE_SIZE];
     snprintf(rel, sizeof rel, "solutions/%s/%s.cu", kit_stages[_i].dir, kit_stages[_i].name);
     paths_of(rel, source, object, sizeof source);
-    snprintf(launcher, sizeof launcher, "kit_audit_%s", kit_stages[_i].name);
+    snprintf(launcher, sizeof launcher, "kit_%s_%s", impl_of(rel), kit_stages[_i].name);
     kit_audit_verdict verdict = kit_audit_object_shape(kit_stages[_i].number, object, source, rel, launcher, NULL,
                                                        message, sizeof message);
     ck_assert_msg(verdict == KIT_AUDIT_CLEAN, "%s: %s", rel, message);
@@ -529,7 +550,7 @@ START_TEST(a_missing_tool_is_named_with_the_package_that_brings_it)
     ck_assert_int_eq(kit_audit_stage(2, object, source, NULL, NULL, message, sizeof message), KIT_AUDIT_CANNOT_RUN);
     ck_assert_msg(has(message, "nm was not found (not on PATH)"), "%s", message);
     char cub_source[1024], cub_object[1024];
-    paths_of(FIXTURE("cub_device_reduce"), cub_source, cub_object, sizeof cub_source);
+    paths_of(CHEAT("cub_device_reduce"), cub_source, cub_object, sizeof cub_source);
     ck_assert_int_eq(kit_audit_stage(2, cub_object, cub_source, NULL, NULL, message, sizeof message),
                      KIT_AUDIT_FORBIDDEN);
     if (path)
