@@ -74,8 +74,8 @@ endif()
 #   KIT_AUTOGRADER_TEST_HANG     the Gradescope test also grades a kernel that never ends (up to
 #                                4 more minutes: the emulator's ThreadSanitizer build does not
 #                                always stop an endless loop, and the test's time limit then does)
-#   KIT_CLASSROOM_TEST_STAGES    the stages the GitHub Classroom test keeps (the first is the
-#                                unfilled one in its second run)
+#   KIT_CLASSROOM_TEST_STAGES    the stages the GitHub Classroom test keeps (the first unfilled,
+#                                the others the reference)
 option(KIT_AUTOGRADER_TEST_HANG "The Gradescope autograder test also grades a kernel that never ends" OFF)
 if(KIT_AUTOGRADER_TEST_HANG)
   set(kit_gs_default "4;5;6;7;8")
@@ -141,7 +141,7 @@ if(BUILD_TESTING AND NOT kit_release_problem AND kit_autograder_batch)
            COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/tests/gradescope_autograder.sh" "${kit_autograder_edition}"
                    "${CMAKE_CURRENT_LIST_DIR}/gradescope" "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/autograder-test/gradescope"
                    "${kit_gs_stages}" ${kit_gs_hang})
-  set(kit_gh_test github_classroom_workflow_gives_the_reference_every_stage_and_fails_an_unfilled_one_with_the_fill_in_message)
+  set(kit_gh_test github_classroom_workflow_fails_an_unfilled_stage_with_the_fill_in_message_and_passes_the_reference_in_the_others)
   add_test(NAME ${kit_gh_test}
            COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/tests/classroom_workflow.py"
                    --workflow "${CMAKE_CURRENT_LIST_DIR}/github/grade.yml" --edition "${kit_autograder_edition}"

@@ -13,13 +13,14 @@ the job named as GitHub Classroom expects.
 
 Then it copies EDITION (a student edition) to WORK/workspace, keeps only the released stages
 among --stages (edition.cmake, kit.json, by the edition's own generator, and labs/ cut down, to
-keep the test short) and runs the job's steps in order, twice; each time the edition step must
-name every kept stage with its title and problem and make it worth what kit.json says the CPU
-emulator can award (emulated_points.total: correctness and races, without speed):
-  1. with the reference solutions (KIT/solutions) in labs/: every run step must succeed and
-     every kept stage's grader must pass (all its points);
-  2. with the first kept stage back to its unfilled skeleton: that stage's command must fail and
-     say "fill in the TODO"; the others must still pass.
+keep the test short) and runs the job's steps in order, once, with the first kept stage's lab
+unfilled (its skeleton, as the edition ships it) and the reference solutions (KIT/solutions) in
+the others: the edition step must name every kept stage with its title and problem and make it
+worth what kit.json says the CPU emulator can award (emulated_points.total: correctness and
+races, without speed); the unfilled stage's command must fail and say "fill in the TODO", and
+every other kept stage's grader must pass, with all its points in the reporter's total. (A first
+run with every stage the reference graded the last stage twice, and the reference of every stage
+is graded by the other autograders' tests and the kit's own make check.)
 Steps run as on GitHub: `run:` with bash -eo pipefail and GITHUB_OUTPUT/GITHUB_PATH files;
 `if:` and ${{ }} expressions evaluated (the few forms the workflow uses; anything else is an
 error); classroom-resources/autograding-command-grader's command through /bin/sh with the
@@ -423,17 +424,10 @@ def main():
         if bad:
             raise Failure("; ".join(bad))
 
-    say("== 1. the reference solutions in labs/")
-    for k, d, name in stages:
-        shutil.copyfile(os.path.join(kit, "solutions", d, name + ".cu"), os.path.join(workspace, "labs", d, name + ".cu"))
-    graders, totals, outputs = run_job(workflow, workspace, logs, "reference")
-    expect(graders, totals, outputs, None)
-    say("   ok: every stage passes, %g of %g points" % totals)
-
     unfilled = stages[0]
-    say("== 2. stage %d unfilled (its skeleton back), the others the reference" % unfilled[0])
-    shutil.copyfile(os.path.join(edition, "labs", unfilled[1], unfilled[2] + ".cu"),
-                    os.path.join(workspace, "labs", unfilled[1], unfilled[2] + ".cu"))
+    say("== stage %d unfilled (the edition's skeleton), the others the reference solutions" % unfilled[0])
+    for k, d, name in stages[1:]:
+        shutil.copyfile(os.path.join(kit, "solutions", d, name + ".cu"), os.path.join(workspace, "labs", d, name + ".cu"))
     graders, totals, outputs = run_job(workflow, workspace, logs, "unfilled")
     expect(graders, totals, outputs, unfilled[0])
     say("   ok: stage %d fails with the fill-in message, the others pass: %g of %g points" % ((unfilled[0],) + totals))
