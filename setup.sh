@@ -42,6 +42,7 @@ packages=(cmake make gcc g++ pkg-config check libsubunit-dev libboost-context-de
                                python3-selenium chromium chromium-driver # the trace picture's browser test
                                python3-nbclient python3-ipykernel # the kit's test of the Colab notebook
                                ccache                     # every build of the kit: one compiler cache
+                               ninja-build                # grade_class.py: each submission's build
                                pipx)                      # compare50 (below): grade_class.py --similarity
 [ -f Doxyfile ] && packages+=(python3-pip debian-archive-keyring) # release/cuda12_toolchain.sh (step 2)
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

@@ -412,9 +412,15 @@ class Grader:
         CCACHE_DIR names where that is set (the kit's test suite shares one cache among all its
         builds of a kit), else one beside the builds. OMP_NUM_THREADS keeps the grader's large
         inputs, which it makes and checks on several cores (common/input.c), within a submission's
-        share of the cores."""
+        share of the cores. Where Ninja is installed, a submission's build folder is made with it
+        (CMAKE_GENERATOR, unless that or a -G is given already): Make runs a cmake process for every
+        rule's message and every target's dependency scan, and a submission's build with the cache
+        warm took 3.2 to 3.7 CPU-s with Make, 1.7 to 2.0 with Ninja (2 cores, 2026-11-27)."""
         env = dict(os.environ)
         env.setdefault("OMP_NUM_THREADS", str(self.s["grade_jobs"]))
+        if self.s.get("ninja") and "CMAKE_GENERATOR" not in env and not any(
+                a.startswith("-G") for a in self.s["cmake_args"]):
+            env["CMAKE_GENERATOR"] = "Ninja"
         if self.s.get("ccache"):
             env.update({"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(self.s["build_root"], "ccache"),
                         "CCACHE_BASEDIR": os.path.join(self.s["build_root"], "students"),
@@ -1212,7 +1218,7 @@ def run_task(manifest_path, index):
     task = manifest["tasks"][int(index)]
     cpus = cpu_count()
     gpus = visible_gpus()
-    settings.update({"ccache": shutil.which("ccache"), "cpus": cpus, "build_jobs": cpus, "grade_jobs": cpus, "gpus": gpus,
+    settings.update({"ccache": shutil.which("ccache"), "ninja": shutil.which("ninja"), "cpus": cpus, "build_jobs": cpus, "grade_jobs": cpus, "gpus": gpus,
                      "gpu_label": ",".join(gpus) if gpus else "emulator",
                      "slurm_task": "%s_%s" % (os.environ.get("SLURM_ARRAY_JOB_ID", "?"), index)})
     # the description main() kept in the build root (the same options, so the same stages)
@@ -1339,7 +1345,8 @@ def main(argv):
                 "kit_fingerprint": kit_fingerprint(options_text), "keep_builds": args.keep_builds,
                 "gpus": gpus, "cpus": cpus, "build_jobs": build_jobs, "grade_jobs": grade_jobs, "lanes": lanes,
                 "gpu_label": "emulator", "gres": args.gres, "cpus_per_task": args.cpus_per_task,
-                "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache"), "kit": kit}
+                "sbatch": args.sbatch, "poll": args.poll, "ccache": shutil.which("ccache"),
+                "ninja": shutil.which("ninja"), "kit": kit}
     settings.update(extras)
     if not settings["ccache"]:
         print("ccache is not installed: each submission compiles the whole kit; with it they share all but "

@@ -14,11 +14,18 @@ tick=@@kit-progress-tick@@
 {
     { "$@" -V 2>&1; echo $? > "$status"; } &
     tests=$!
-    # The ticker's sleep writes nothing: only the loop holds the pipe, and it ends with CTest.
-    while kill -0 "$tests" 2> /dev/null; do
-        echo "$tick $(date +%s)"
-        sleep 5 > /dev/null 2>&1
-    done &
+    # The ticker's sleep writes nothing: only the loop holds the pipe, and it ends with CTest, its
+    # sleep with it (waited for by `wait`, which a signal cuts short): a sleep left behind kept
+    # Ninja, which waits for every holder of its output, waiting up to 5 s after each grading.
+    (
+        trap 'kill "$sleeping" 2> /dev/null; exit 0' TERM
+        while kill -0 "$tests" 2> /dev/null; do
+            echo "$tick $(date +%s)"
+            sleep 5 > /dev/null 2>&1 &
+            sleeping=$!
+            wait "$sleeping"
+        done
+    ) &
     ticker=$!
     wait "$tests"
     kill "$ticker" 2> /dev/null
