@@ -74,8 +74,8 @@ endif()
 #   KIT_AUTOGRADER_TEST_HANG     the Gradescope test also grades a kernel that never ends (up to
 #                                4 more minutes: the emulator's ThreadSanitizer build does not
 #                                always stop an endless loop, and the test's time limit then does)
-#   KIT_CLASSROOM_TEST_STAGES    the stages the GitHub Classroom test keeps (the first unfilled,
-#                                the others the reference)
+#   KIT_CLASSROOM_TEST_STAGES    the stages the GitHub Classroom test keeps, two at least (the
+#                                first unfilled, the others the reference)
 option(KIT_AUTOGRADER_TEST_HANG "The Gradescope autograder test also grades a kernel that never ends" OFF)
 if(KIT_AUTOGRADER_TEST_HANG)
   set(kit_gs_default "4;5;6;7;8")

@@ -37,7 +37,7 @@
 /** The KIT_IMPL the object of stage file \p rel was compiled with: a fixture's is "audit". */
 static const char *impl_of(const char *rel)
 {
-    for (size_t k = 0; k < sizeof built_objects / sizeof built_objects[0]; k++)
+    for (size_t k = 0; built_objects[k].file; k++)
         if (strcmp(built_objects[k].file, rel) == 0)
             return built_objects[k].impl;
     return "audit";
@@ -48,7 +48,7 @@ static const char *impl_of(const char *rel)
 static void paths_of(const char *rel, char *source, char *object, size_t size)
 {
     snprintf(source, size, "%s/%s", KIT_SOURCE_DIR, rel);
-    for (size_t k = 0; k < sizeof built_objects / sizeof built_objects[0]; k++)
+    for (size_t k = 0; built_objects[k].file; k++)
         if (strcmp(built_objects[k].file, rel) == 0) {
             snprintf(object, size, "%s", built_objects[k].object);
             return;

@@ -18,12 +18,14 @@ tick=@@kit-progress-tick@@
     # sleep with it (waited for by `wait`, which a signal cuts short): a sleep left behind kept
     # Ninja, which waits for every holder of its output, waiting up to 5 s after each grading.
     (
-        trap 'kill "$sleeping" 2> /dev/null; exit 0' TERM
+        sleeping=""
+        trap '[ -z "$sleeping" ] || kill "$sleeping" 2> /dev/null; exit 0' TERM
         while kill -0 "$tests" 2> /dev/null; do
             echo "$tick $(date +%s)"
             sleep 5 > /dev/null 2>&1 &
             sleeping=$!
             wait "$sleeping"
+            sleeping=""
         done
     ) &
     ticker=$!

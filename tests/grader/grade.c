@@ -719,8 +719,9 @@ static void remember_failing_case(const runner_reply *r)
                             &failing);
 }
 
-/* Where --large-cases skip thins the emulated plan: the four sizes from 3 * 2^18 to 2^20 + 7 at
- * five block sizes and two patterns were 94% of its elements. */
+/* Where --large-cases skip thins the emulated plan (2^17 ints' worth: 14,563 matrices): for an int
+ * or float stage the four sizes from 3 * 2^18 to 2^20 + 7, at five block sizes and two patterns,
+ * were 94% of its elements. */
 #define EMULATED_THINNED_ABOVE ((size_t)1 << 17)
 
 START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
@@ -734,7 +735,7 @@ START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
         ck_abort_msg("%s", err.message);
     if (args.skip_large_cases) {
         kit_plan_thin_large_sizes(&plan, kit_grade_elements(args.stage, EMULATED_THINNED_ABOVE), &random);
-        leave_note("every size, but those above 2^17 ints' worth once, at one block size with all ones: "
+        leave_note("every size, but those above 2^17 ints' worth once, one input at one block size: "
                    "--large-cases skip, a corpus row expected right");
     }
     /* After a correct run: advice at the largest n graded; and for a stage with a load rule,

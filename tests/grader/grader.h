@@ -421,10 +421,11 @@ typedef struct kit_plan {
 kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err);
 /**
  * Thins the sizes above \p above to one input at one block size each: the first pattern the
- * plan has for the size (all ones, which counts every lost or doubled element) at one of its
- * block sizes drawn now. Every size stays; the cases are numbered anew. For the kit's corpus rows
- * expected right on the CPU emulator (kit_grade emulated --large-cases skip), whose ten runs
- * at each of the sizes from 3 * 2^18 to 2^20 + 7 were most of the self-tests' CPU time.
+ * plan has for the size (all ones for a fixed size; for a float stage's reproducibility input,
+ * its seeded pattern and its repeats) at one of its block sizes drawn now. Every size stays; the
+ * cases are numbered anew. For the kit's corpus rows expected right on the CPU emulator
+ * (kit_grade emulated --large-cases skip), whose ten runs at each of the sizes from 3 * 2^18 to
+ * 2^20 + 7 were most of the self-tests' CPU time.
  */
 void kit_plan_thin_large_sizes(kit_plan *plan, size_t above, kit_random *random);
 /** About 2^26 ints' worth (drawn within 1/16 below) at every block size: all ones and a seeded pattern. */
