@@ -70,6 +70,12 @@ static uint64_t random_at(uint64_t seed, uint64_t k)
     return splitmix64(&state);
 }
 
+/* The random pattern's value i: a small signed int in [-8, 8] (-8 about every 17th: ties). */
+static inline int32_t small_random_at(uint64_t seed, size_t i)
+{
+    return (int32_t)(random_at(seed, i) % 17) - 8;
+}
+
 /* A hash of (seed, k, salt) for the full-range patterns: independent of random_at's stream, so
  * that two seeds one apart (the grader steps the planted position by 1) share no values. */
 static uint64_t hash_at(uint64_t seed, uint64_t k, uint64_t salt)
@@ -280,7 +286,7 @@ static float full_range_float(const full_range_plan *plan, kit_pattern pattern, 
 static int sum_small_value(kit_pattern pattern, size_t i, size_t n, uint64_t seed)
 {
     switch (pattern) {
-    case KIT_PATTERN_RANDOM: return (int)(random_at(seed, i) % 17) - 8;
+    case KIT_PATTERN_RANDOM: return small_random_at(seed, i);
     case KIT_PATTERN_POSITIONAL: {
         /* A hash of (index, seed) in 1..15: every element counts, and neighbours differ. */
         uint64_t s = seed ^ (i * 0xD1B54A32D192ED03ull);
@@ -296,7 +302,7 @@ static int sum_small_value(kit_pattern pattern, size_t i, size_t n, uint64_t see
 static int32_t min_small_value(kit_pattern pattern, size_t k, size_t n_words, uint64_t seed)
 {
     switch (pattern) {
-    case KIT_PATTERN_RANDOM: return (int32_t)(random_at(seed, k) % 17) - 8; /* -8 about every 17th: ties */
+    case KIT_PATTERN_RANDOM: return small_random_at(seed, k); /* -8 about every 17th: ties */
     case KIT_PATTERN_POSITIONAL: {
         uint64_t s = seed ^ (k * 0xD1B54A32D192ED03ull);
         return 1 + (int32_t)(splitmix64(&s) % 15); /* 1..15, all positive: a min that starts at 0 shows */
@@ -359,13 +365,25 @@ typedef struct input_piece_job {
     int64_t sums[KIT_MAX_PIECES];
 } input_piece_job;
 
+/* The sum of n elements, \p piece_sum adding up elements [begin, end) into job->sums[piece]. */
+static int64_t sum_in_pieces(input_piece_job *job, size_t n,
+                             void (*piece_sum)(void *context, int piece, size_t begin, size_t end))
+{
+    const int pieces = kit_input_pieces(n);
+    kit_for_each_piece(pieces, n, piece_sum, job);
+    int64_t total = 0;
+    for (int k = 0; k < pieces; k++)
+        total += job->sums[k];
+    return total;
+}
+
 static void fill_small_sum_piece(void *context, int piece, size_t begin, size_t end)
 {
     input_piece_job *job = context;
     (void)piece;
     if (job->pattern == KIT_PATTERN_RANDOM)
         for (size_t i = begin; i < end; i++)
-            job->words[i] = (int32_t)(random_at(job->seed, i) % 17) - 8;
+            job->words[i] = small_random_at(job->seed, i);
     else
         for (size_t i = begin; i < end; i++)
             job->words[i] = 1;
@@ -376,7 +394,7 @@ static void sum_small_piece(void *context, int piece, size_t begin, size_t end)
     input_piece_job *job = context;
     int64_t total = 0;
     for (size_t i = begin; i < end; i++)
-        total += (int64_t)(random_at(job->seed, i) % 17) - 8;
+        total += small_random_at(job->seed, i);
     job->sums[piece] = total;
 }
 
@@ -398,12 +416,7 @@ static int sum_small(size_t n, kit_pattern pattern, uint64_t seed, int64_t *sum)
     switch (pattern) {
     case KIT_PATTERN_RANDOM: {
         input_piece_job job = {.n = n, .pattern = pattern, .seed = seed};
-        const int pieces = kit_input_pieces(n);
-        kit_for_each_piece(pieces, n, sum_small_piece, &job);
-        int64_t total = 0;
-        for (int k = 0; k < pieces; k++)
-            total += job.sums[k];
-        *sum = total;
+        *sum = sum_in_pieces(&job, n, sum_small_piece);
         return 1;
     }
     case KIT_PATTERN_ONES:
@@ -466,11 +479,7 @@ int64_t kit_pattern_sum(size_t n, kit_pattern pattern, uint64_t seed)
     if (pattern_rows[pattern].full_range)
         plan_full_range(&plan, KIT_INT_SUM, n, pattern, seed); /* exact: 2^30 values of magnitude at most 2^31 stay within 2^61 */
     input_piece_job job = {.plan = &plan, .problem = KIT_INT_SUM, .n = n, .pattern = pattern, .seed = seed};
-    const int pieces = kit_input_pieces(n);
-    kit_for_each_piece(pieces, n, pattern_sum_piece, &job);
-    for (int k = 0; k < pieces; k++)
-        sum += job.sums[k];
-    return sum;
+    return sum_in_pieces(&job, n, pattern_sum_piece);
 }
 
 // [reference-sum] (shown on the docs' stage 1 page)

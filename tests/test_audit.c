@@ -34,13 +34,20 @@
 
 #include "audit_built_objects.h" /* built_objects: files audited in the object the build grades */
 
+/** The index of the stage file \p rel in built_objects, or -1 for a fixture. */
+static int built_row(const char *rel)
+{
+    for (int k = 0; built_objects[k].file; k++)
+        if (strcmp(built_objects[k].file, rel) == 0)
+            return k;
+    return -1;
+}
+
 /** The KIT_IMPL the object of stage file \p rel was compiled with: a fixture's is "audit". */
 static const char *impl_of(const char *rel)
 {
-    for (size_t k = 0; built_objects[k].file; k++)
-        if (strcmp(built_objects[k].file, rel) == 0)
-            return built_objects[k].impl;
-    return "audit";
+    const int k = built_row(rel);
+    return k < 0 ? "audit" : built_objects[k].impl;
 }
 
 /** Paths of the stage file \p rel (relative to the source tree) and of its object: the one the
@@ -48,11 +55,11 @@ static const char *impl_of(const char *rel)
 static void paths_of(const char *rel, char *source, char *object, size_t size)
 {
     snprintf(source, size, "%s/%s", KIT_SOURCE_DIR, rel);
-    for (size_t k = 0; built_objects[k].file; k++)
-        if (strcmp(built_objects[k].file, rel) == 0) {
-            snprintf(object, size, "%s", built_objects[k].object);
-            return;
-        }
+    const int k = built_row(rel);
+    if (k >= 0) {
+        snprintf(object, size, "%s", built_objects[k].object);
+        return;
+    }
     snprintf(object, size, "%s/%.*s.o", KIT_AUDIT_FIXTURE_DIR, (int)(strlen(rel) - strlen(".cu")), rel);
 }
 

@@ -288,28 +288,36 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
     return KIT_OK;
 }
 
+/* One size kit_plan_thin_large_sizes() thins: the pattern and block size its one case keeps. */
+typedef struct thinned_size {
+    size_t n;
+    kit_pattern pattern;
+    unsigned threads;
+    size_t block_sizes; /* the cases of that pattern at this size */
+} thinned_size;
+
+/* The index of \p n among the first \p count sizes of \p sizes, or \p count. */
+static int thinned_index(const thinned_size *sizes, int count, size_t n)
+{
+    int s = 0;
+    while (s < count && sizes[s].n != n)
+        s++;
+    return s;
+}
+
 void kit_plan_thin_large_sizes(kit_plan *plan, size_t above, kit_random *random)
 {
     /* Per size above the limit: its first pattern (all ones, for a fixed size) and one of that
      * pattern's block sizes, drawn now. A plan has a few such sizes (at most 32 are thinned). */
-    struct {
-        size_t n;
-        kit_pattern pattern;
-        unsigned threads;
-        size_t block_sizes;
-    } sizes[32];
+    thinned_size sizes[32];
     int size_count = 0;
     for (int i = 0; i < plan->count; i++) {
         const kit_planned_case *c = &plan->cases[i];
-        int s = 0;
-        while (s < size_count && sizes[s].n != c->n)
-            s++;
+        const int s = thinned_index(sizes, size_count, c->n);
         if (c->n <= above || (s == size_count && size_count == 32))
             continue;
         if (s == size_count) {
-            sizes[s].n = c->n;
-            sizes[s].pattern = c->pattern;
-            sizes[s].block_sizes = 0;
+            sizes[s] = (thinned_size){c->n, c->pattern, 0, 0};
             size_count++;
         }
         sizes[s].block_sizes += c->pattern == sizes[s].pattern;
@@ -317,7 +325,6 @@ void kit_plan_thin_large_sizes(kit_plan *plan, size_t above, kit_random *random)
     for (int s = 0; s < size_count; s++) {
         const size_t drawn = between(random, 0, sizes[s].block_sizes - 1);
         size_t seen = 0;
-        sizes[s].threads = 0;
         for (int i = 0; i < plan->count && !sizes[s].threads; i++)
             if (plan->cases[i].n == sizes[s].n && plan->cases[i].pattern == sizes[s].pattern && seen++ == drawn)
                 sizes[s].threads = plan->cases[i].threads;
@@ -325,9 +332,7 @@ void kit_plan_thin_large_sizes(kit_plan *plan, size_t above, kit_random *random)
     int kept = 0;
     for (int i = 0; i < plan->count; i++) {
         kit_planned_case c = plan->cases[i];
-        int s = 0;
-        while (s < size_count && sizes[s].n != c.n)
-            s++;
+        const int s = thinned_index(sizes, size_count, c.n);
         if (s < size_count && (c.pattern != sizes[s].pattern || c.threads != sizes[s].threads))
             continue;
         c.id = kept; /* the runner's answers name a case by its index */
