@@ -1212,6 +1212,33 @@ START_TEST(the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_ea
 }
 END_TEST
 
+/* The GPU plan of 3x3 matrices (9 words each) goes up to 2^21 words' worth, with that size in it;
+ * an int stage's keeps its fixed sizes up to 2^20 + 7 and draws up to 2^21. */
+START_TEST(a_gpu_plan_of_matrices_runs_sizes_up_to_2_21_words_and_that_size_itself)
+{
+    const size_t matrices_top = ((size_t)1 << 21) / 9;
+    for (unsigned long long grading = 1; grading <= 4; grading++) {
+        kit_random random = {grading};
+        kit_plan matrices = {NULL, 0, 0}, ints = {NULL, 0, 0};
+        kit_error err;
+        ck_assert_int_eq(kit_plan_correctness(&matrices, 13, 0, &random, &err), KIT_OK);
+        ck_assert_int_eq(kit_plan_correctness(&ints, 1, 0, &random, &err), KIT_OK);
+        int at_top = 0, ints_at_largest_fixed = 0;
+        for (int i = 0; i < matrices.count; i++) {
+            ck_assert_msg(matrices.cases[i].n <= matrices_top, "a matrices case of n = %zu, above %zu",
+                          matrices.cases[i].n, matrices_top);
+            at_top += matrices.cases[i].n == matrices_top;
+        }
+        for (int i = 0; i < ints.count; i++)
+            ints_at_largest_fixed += ints.cases[i].n == ((size_t)1 << 20) + 7;
+        ck_assert_msg(at_top > 0, "the matrices plan has no case at its largest size, %zu", matrices_top);
+        ck_assert_msg(ints_at_largest_fixed > 0, "the int plan lost its fixed size 2^20 + 7");
+        kit_plan_free(&matrices);
+        kit_plan_free(&ints);
+    }
+}
+END_TEST
+
 START_TEST(a_thinned_emulated_plan_keeps_every_size_and_runs_each_large_one_once_with_all_ones)
 {
     const size_t above = (size_t)1 << 17;
@@ -1581,6 +1608,7 @@ int main(void)
     suite_add_tcase(suite, report);
     TCase *plan = tcase_create("plan");
     tcase_add_test(plan, the_plan_covers_every_block_size_and_pattern_with_seeds_drawn_anew_each_grading);
+    tcase_add_test(plan, a_gpu_plan_of_matrices_runs_sizes_up_to_2_21_words_and_that_size_itself);
     tcase_add_test(plan, a_thinned_emulated_plan_keeps_every_size_and_runs_each_large_one_once_with_all_ones);
     tcase_add_test(plan, the_plan_travels_to_the_runner_as_lines_it_reads_back);
     tcase_add_test(plan, the_answers_must_match_the_plan_one_for_each_run_no_more_no_less);

@@ -10,10 +10,13 @@
 #   4. a submission that overruns --time-limit is stopped and its row says "timed out";
 #      then, grading nothing again: the gradebook for a roster that lacks dave, the leaderboards
 #      by pseudonym (no times on the emulator) and, with compare50, the similarity check;
-#   5. graded in two parts as on GPUs (check-grade-emulated, then check-grade-on-gpu; --gpus 0,
-#      where the GPU tests skip without a GPU): the same points, both parts' results kept;
-#   6. bad command lines exit 2 with one clear line.
-# Usage: test_grading_a_class.sh   (ctest: class_grading_resumes_after_an_interruption_...)
+#   5. bad command lines exit 2 with one clear line.
+# With the argument two-parts, alice alone, graded in two parts as on GPUs (check-grade-emulated,
+# then check-grade-on-gpu; --gpus 0, where the GPU tests skip without a GPU): the same points,
+# both parts' results kept. A test of its own, which CTest runs as a GPU test (not while a timing
+# has the GPU) and, on a machine without one, after the first (their compiler cache).
+# Usage: test_grading_a_class.sh [two-parts]
+#   (ctest: class_grading_resumes_after_an_interruption_..., class_grading_in_two_parts_...)
 set -euo pipefail
 kit=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/grade_class_test.XXXXXX")
@@ -23,6 +26,29 @@ grader=("${PYTHON:-python3}" "$kit/tests/class/grade_class.py")
 grade() { "${grader[@]}" "$work/class" "$work/class.csv" "$work/root" --stages 8 --gpus none "$@"; }
 row() { grep "^$1," "$work/class.csv" || fail "no row for $1 in class.csv: $(cat "$work/class.csv")"; }
 records() { find "$work/root/results" -name '*.json' 2> /dev/null | wc -l; }
+
+if [ "${1:-}" = two-parts ]; then
+    sh "$kit/tests/class/fake_class.sh" "$work/class" 1 > /dev/null
+    echo "== graded in two parts, as on GPUs (--gpus 0): the emulated tests, then the rest"
+    # Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10, with a warning that
+    # the GPU lent to her did not grade her; on a GPU, 10 of 10.
+    expected="alice,8,8,10,8,graded,emulator,"
+    nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,10,graded,$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0),"
+    "${grader[@]}" "$work/class" "$work/two.csv" "$work/two-root" --stages 8 --gpus 0 --keep-builds \
+        > "$work/two.log" 2>&1 || fail "the two-part grading failed: $(cat "$work/two.log")"
+    grep -qx "$expected" "$work/two.csv" || fail "graded in two parts, alice's row must be $expected: $(cat "$work/two.csv")"
+    if [ "$expected" = "alice,8,8,10,8,graded,emulator," ]; then
+        grep -q "^warning: 1 submission(s) were lent a GPU but graded on the CPU emulator, without speed points" "$work/two.log" &&
+            grep -q "on the CPU emulator (GPU 0 was lent: it did not answer)" "$work/two.log" ||
+            fail "a GPU lent but not grading must be said: $(cat "$work/two.log")"
+    fi
+    for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv stage8.lab-sha256; do
+        [ -f "$work/two-root/students/alice/grade/$f" ] || fail "the two-part grading left no $f: the emulated part's results must stay"
+    done
+    echo "PASS: graded in two parts, alice's row is $expected and both parts' results stay"
+    exit 0
+fi
+[ -z "${1:-}" ] || fail "usage: test_grading_a_class.sh [two-parts]"
 
 sh "$kit/tests/class/fake_class.sh" "$work/class" 4 > /dev/null
 
@@ -137,26 +163,7 @@ pgrep -f "$work/late-root/students" > /dev/null && fail "the timed-out grading l
     grep -q '^erin,,,,,timed out,,"\{0,1\}stopped after the time limit of 3 s' "$work/late.csv" ||
     fail "a longer --time-limit must try erin again: $(cat "$work/late3.log" "$work/late.csv")"
 
-echo "== 5. graded in two parts, as on GPUs (--gpus 0): the emulated tests, then the rest"
-# Without a GPU the GPU tests skip and alice gets the emulator's 8 of 10, with a warning that the
-# GPU lent to her did not grade her; on a GPU, 10 of 10.
-expected="alice,8,8,10,8,graded,emulator,"
-nvidia-smi -L 2> /dev/null | grep -q '^GPU 0' && expected="alice,10,10,10,10,graded,$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0),"
-mkdir -p "$work/two"
-cp -r "$work/class/alice" "$work/two/alice"
-"${grader[@]}" "$work/two" "$work/two.csv" "$work/two-root" --stages 8 --gpus 0 --keep-builds \
-    > "$work/two.log" 2>&1 || fail "the two-part grading failed: $(cat "$work/two.log")"
-grep -qx "$expected" "$work/two.csv" || fail "graded in two parts, alice's row must be $expected: $(cat "$work/two.csv")"
-if [ "$expected" = "alice,8,8,10,8,graded,emulator," ]; then
-    grep -q "^warning: 1 submission(s) were lent a GPU but graded on the CPU emulator, without speed points" "$work/two.log" &&
-        grep -q "on the CPU emulator (GPU 0 was lent: it did not answer)" "$work/two.log" ||
-        fail "a GPU lent but not grading must be said: $(cat "$work/two.log")"
-fi
-for f in junit-emulated.xml stage8.emulated-races stage8.correctness summary.csv stage8.lab-sha256; do
-    [ -f "$work/two-root/students/alice/grade/$f" ] || fail "the two-part grading left no $f: the emulated part's results must stay"
-done
-
-echo "== 6. bad command lines"
+echo "== 5. bad command lines"
 expect_usage() { # WORDS ARGS...: exit 2 and a message with WORDS
     local words=$1 status=0
     shift

@@ -240,23 +240,29 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
     for (unsigned t = low; t <= high && thread_count < 16; t *= 2)
         if (supported(stage, t))
             threads[thread_count++] = t;
+    /* On a GPU, sizes up to 2^21 words' worth: shapes (ragged blocks, passes) are what the matrix
+     * is for, and scale is the 2^26 and 2^30 cases'. A 3x3 matrix is 9 words: up to 2^20 + 7
+     * matrices, stage 13's matrix was 371 million words, 4.2 s of kit_grade's checking on one core
+     * (an int stage's: 38 million, 0.16 s) and 29 to 34 s of an H200 make check where an int
+     * stage's took 6 to 8 s (2026-11-27). An int problem's sizes are what they were. */
+    const size_t top = max_n ? max_n : kit_grade_elements(stage, (size_t)1 << 21);
     size_t sizes[FIXED_SIZES + DRAWN_SIZES + 1];
     int count = 0;
     for (size_t s = 0; s < FIXED_SIZES; s++)
-        if (!max_n || fixed_sizes[s] <= max_n)
+        if (fixed_sizes[s] <= top)
             sizes[count++] = fixed_sizes[s];
     /* On the CPU emulator (max_n set) below 2^17: a drawn size tests the odd shape of n, not its
      * scale, and the emulator runs a GPU thread per fiber. */
-    const size_t range = !max_n ? (size_t)1 << 21 : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
+    const size_t range = !max_n ? top : max_n < ((size_t)1 << 17) ? max_n : (size_t)1 << 17;
     for (int r = 0; r < DRAWN_SIZES; r++)
         sizes[count++] = between(random, 1, range);
-    /* A max_n below the largest fixed size (3x3 matrices on the CPU emulator) is a size too: the
-     * largest input there, several passes and a ragged last block. */
+    /* A top below the largest fixed size (3x3 matrices) is a size too: the largest input there,
+     * several passes and a ragged last block. */
     int listed = 0;
     for (int s = 0; s < count; s++)
-        listed |= sizes[s] == max_n;
-    if (max_n && !listed && max_n < fixed_sizes[FIXED_SIZES - 1])
-        sizes[count++] = max_n;
+        listed |= sizes[s] == top;
+    if (!listed && top < fixed_sizes[FIXED_SIZES - 1])
+        sizes[count++] = top;
     for (int s = 0; s < count; s++)
         if (!add_size(plan, sizes[s], max_n != 0, threads, thread_count, random))
             return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
@@ -268,7 +274,7 @@ kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_ran
             int again = 0;
             for (int s = 0; s < count; s++)
                 again |= sizes[s] == n;
-            if (!again && (!max_n || n <= max_n) && !add_size(plan, n, max_n != 0, &threads[t], 1, random))
+            if (!again && n <= top && !add_size(plan, n, max_n != 0, &threads[t], 1, random))
                 return kit_fail(err, KIT_OUT_OF_MEMORY, "no memory for the grading plan");
         }
     /* A float stage must give the same bits every run: two drawn inputs, KIT_REPRODUCIBLE_RUNS
@@ -350,7 +356,7 @@ kit_status kit_plan_large(kit_plan *plan, int stage, kit_random *random, kit_err
     const size_t top = kit_grade_elements(stage, (size_t)1 << 26);
     const size_t n = between(random, top - top / 16, top);
     /* All ones and the small random ints, as before: making and checking a full-range input of
-     * 2^26 words cost seconds on both sides (the matrix has them up to 2^21). */
+     * 2^26 words cost seconds on both sides (the matrix has them up to 2^21 words' worth). */
     const kit_pattern patterns[2] = {KIT_PATTERN_ONES, KIT_PATTERN_RANDOM};
     for (int p = 0; p < 2; p++) {
         unsigned long long seed = fresh_seed(random);
