@@ -386,8 +386,11 @@ typedef struct kit_gpu {
 /** \var kit_gpu::free_bytes
  *  Device memory free when the GPU was opened, in bytes. */
 
-/** Opens device 0 and describes it; KIT_NO_GPU with a clear message if there is none. */
+/** Opens device 0 (its context) and describes it; KIT_NO_GPU with a clear message if there is none. */
 kit_status kit_gpu_open(kit_gpu *gpu, kit_error *err);
+
+/** Describes device 0 without opening it (no context, no free_bytes); KIT_NO_GPU as kit_gpu_open(). */
+kit_status kit_gpu_find(kit_gpu *gpu, kit_error *err);
 
 /** Device memory a workspace for \p n ints (the int sum) needs, in bytes. */
 size_t kit_workspace_bytes(size_t n);
