@@ -423,6 +423,8 @@ typedef struct kit_workspace {
     int *device_partial[2]; /**< the two partial-result buffers (capacity x kit_out_words() words), used in turn */
     void *cub_temp;       /**< scratch space for the CUB baseline (allocated on first use) */
     size_t cub_temp_bytes; /**< size of cub_temp */
+    int *readback;        /**< host copy of what a checked run read back (allocated on first use, then kept) */
+    size_t readback_words; /**< size of readback */
 } kit_workspace;
 
 /** Value written into unwritten partial sums before each checked pass. */
