@@ -415,9 +415,12 @@ int main(int argc, char **argv)
                     mine = &ws[w];
             if (!mine) {
                 kit_error err = {KIT_OK, ""};
-                mine = &ws[ws_count];
-                memset(mine, 0, sizeof *mine);
-                if (ws_count == (int)(sizeof ws / sizeof ws[0]) ||
+                const int full = ws_count == (int)(sizeof ws / sizeof ws[0]);
+                if (!full) {
+                    mine = &ws[ws_count];
+                    memset(mine, 0, sizeof *mine);
+                }
+                if (full ||
                     kit_workspace_init_problem(mine, rows[r].problem, sizes[s], &err) != KIT_OK ||
                     kit_workspace_fill(mine, KIT_PATTERN_RANDOM, 7000u + sizes[s], &err) != KIT_OK) {
                     fprintf(stderr, "%s: %s\n", argv[0], err.message[0] ? err.message : "too many problems");

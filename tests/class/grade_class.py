@@ -71,7 +71,8 @@ Exit status: 0 when every submission has a grade (a broken one's grade may be 0)
 could not be graded (interrupted, or Slurm tasks that failed to run: listed apart); 2 for bad
 usage. Each speed case runs alone on its GPU: a submission's emulated tests run first, on the CPU
 alone (make check-grade-emulated), then its GPU tests and the report (make check-grade-on-gpu) on
-a GPU lent to it alone, and CTest runs the speed tests of a submission serially (RUN_SERIAL).
+a GPU lent to it alone, and CTest runs each speed test of a submission with the GPU to itself (it
+takes every slot of the GPU in CTest's resource file, tests/grader/check.cmake).
 """
 import argparse
 import contextlib

@@ -214,6 +214,9 @@ static int no_gpu_exit_code(void)
     return require && strcmp(require, "1") == 0 ? 1 : 77;
 }
 
+/* Why the GPU the runner found could not be opened, once a request said so ("" until then). */
+static char gpu_not_opened[1536];
+
 /* ---------------------------------------------------------------- talking to the runner */
 
 /* What a runner said, checked line by line. */
@@ -406,7 +409,7 @@ static void ask_runner_plan(const char *program, char **request, const kit_plan 
 {
     memset(r, 0, sizeof *r);
     r->plan = plan;
-    r->probing = strcmp(request[0], "probe") == 0;
+    r->probing = strcmp(request[0], "probe") == 0 || strcmp(request[0], "find") == 0;
     char *argv[16];
     int count = 0;
     argv[count++] = (char *)program;
@@ -438,6 +441,36 @@ static void free_reply(runner_reply *r)
 {
     kit_case_log_free(&r->log);
     kit_sandbox_result_free(&r->run);
+}
+
+/*
+ * Whether \p r says the runner found a GPU but could not open it (an error before any device
+ * line: one busy in exclusive-process mode, one the sandbox's user may not open). The part then
+ * skips as if there were none (skip_without_gpu()), as it did when the probe opened the GPU.
+ */
+static int gpu_would_not_open(const runner_reply *r)
+{
+    if (r->problem[0] || r->devices != 0 || !r->error[0])
+        return 0;
+    if (!gpu_not_opened[0])
+        snprintf(gpu_not_opened, sizeof gpu_not_opened, "%s", r->error);
+    return 1;
+}
+
+/* No GPU to grade on (none found, or none opened): the part is skipped (77), or fails with
+ * KIT_REQUIRE_GPU=1, and its result says why. */
+static int skip_without_gpu(kit_part part, const char *why)
+{
+    int code = no_gpu_exit_code();
+    printf("SKIPPED: %s: stage %d's GPU tests did not run%s\n", why, args.stage,
+           code == 77 ? " (the kit's CPU emulator grades it where it is built)"
+                      : ", and KIT_REQUIRE_GPU=1 makes that a failure");
+    kit_result r;
+    memset(&r, 0, sizeof r);
+    r.outcome = code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL;
+    snprintf(r.message, sizeof r.message, "not graded: %s", why);
+    kit_result_write(args.results, args.stage, part, &r);
+    return code;
 }
 
 /* ---------------------------------------------------------------- the audit */
@@ -593,6 +626,8 @@ static void leave_note(const char *note);
  */
 static int already_failed(void)
 {
+    if (gpu_not_opened[0])
+        return 1; /* the part skips (skip_without_gpu()) */
     if (left.size_matrix_failed) {
         printf("not run: stage %d already failed the size matrix\n", args.stage);
         return 1;
@@ -617,6 +652,8 @@ static kit_status plan_matrix(kit_plan *plan, int stage, kit_random *random, kit
 /* Asks the runner for the cases \p make draws, and fails the test unless it answered each. */
 static void ask_and_check(plan_maker make, double timeout_s, const char *what, int *failed_flag)
 {
+    if (gpu_not_opened[0])
+        return;
     kit_random random;
     kit_random_from_system(&random);
     kit_plan plan = {NULL, 0, 0};
@@ -625,9 +662,13 @@ static void ask_and_check(plan_maker make, double timeout_s, const char *what, i
         ck_abort_msg("%s", err.message);
     runner_reply r;
     ask_runner_plan(args.runner, request_cases, &plan, timeout_s, &r);
+    kit_plan_free(&plan);
+    if (gpu_would_not_open(&r)) {
+        free_reply(&r);
+        return;
+    }
     if (failed_flag)
         *failed_flag = 1; /* cleared again below if every case passed */
-    kit_plan_free(&plan);
     assert_runner_cases_passed(&r, what);
     if (failed_flag)
         *failed_flag = 0;
@@ -698,6 +739,10 @@ START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
     kit_plan_free(&plan);
     if (lock >= 0)
         close(lock);
+    if (gpu_would_not_open(&r)) {
+        free_reply(&r);
+        return;
+    }
     if (!r.problem[0] && r.skip[0] && r.log.count == 0)
         leave_note(r.skip);
     assert_runner_cases_passed(&r, "2^30");
@@ -789,6 +834,10 @@ static void choose_speed_case(size_t base, int given_n_applies, size_t *n, unsig
 static void speed_case(size_t base, int given_n_applies, const char *where, kit_result *result)
 {
     memset(result, 0, sizeof *result);
+    if (gpu_not_opened[0]) {
+        result->outcome = KIT_OUTCOME_SKIP;
+        return;
+    }
     size_t n;
     unsigned threads;
     unsigned long long seed;
@@ -801,6 +850,11 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
                        "--seed", seed_text, "--threads", threads_text, NULL};
     runner_reply r;
     ask_runner(args.runner, request, 180, &r);
+    if (gpu_would_not_open(&r)) {
+        result->outcome = KIT_OUTCOME_SKIP;
+        free_reply(&r);
+        return;
+    }
     snprintf(result->gpu, sizeof result->gpu, "%s", r.device);
     result->timed_n = n;
     result->timed_threads = threads;
@@ -864,6 +918,8 @@ START_TEST(reaches_the_required_speedup_over_reference_stage_1)
 {
     kit_result result;
     speed_case(kit_grade_elements(args.stage, config.speedup_n), 1, "", &result);
+    if (gpu_not_opened[0])
+        return; /* the part skips (skip_without_gpu()) */
     left.numbers = result;
     left.has_numbers = 1;
     ck_assert_msg(result.outcome == KIT_OUTCOME_PASS, "%s", result.message);
@@ -884,6 +940,8 @@ START_TEST(reaches_the_required_speedup_also_at_a_small_n_where_launch_latency_d
         main_case.outcome = KIT_OUTCOME_MISSING;
     speed_case(kit_grade_elements(args.stage, config.latency_n[args.stage]), 0, " where launch latency decides",
                &result);
+    if (gpu_not_opened[0])
+        return; /* the part skips (skip_without_gpu()) */
     kit_result merged = result;
     if (main_case.outcome == KIT_OUTCOME_PASS || main_case.outcome == KIT_OUTCOME_FAIL) {
         merged = main_case.outcome == KIT_OUTCOME_FAIL || result.outcome == KIT_OUTCOME_PASS ? main_case : result;
@@ -1012,11 +1070,15 @@ static int failed_to_build(kit_part part, int emulated, int runner_too)
 /* What the probe found: a usable GPU, none, or a runner that gave no verdict at all. */
 typedef enum { PROBE_GPU, PROBE_NO_GPU, PROBE_NO_VERDICT } probe_outcome;
 
-/* Is a GPU usable by the runner, in the sandbox? Fills \p device, or \p why. A runner that
- * ends without answering (a static constructor that exits, say) is not "no GPU": it fails. */
-static probe_outcome probe(char *device, size_t device_size, char *why, size_t why_size)
+/* Is a GPU there for the runner, in the sandbox (\p asked "find": named, no context made), or
+ * usable ("probe": opened)? Fills \p device, or \p why. A runner that ends without answering (a
+ * static constructor that exits, say) is not "no GPU": it fails. The parts find, and learn from
+ * their first request whether the GPU opens (gpu_would_not_open()): the driver makes one context
+ * at a time, 0.2 s each on a 16-core H200 machine (2026-11-27), and a probe that opened the GPU
+ * was a third of a GPU make check's contexts. */
+static probe_outcome probe(const char *asked, char *device, size_t device_size, char *why, size_t why_size)
 {
-    char *request[] = {"probe", NULL};
+    char *request[] = {(char *)asked, NULL};
     runner_reply r;
     ask_runner(args.runner, request, 60, &r);
     probe_outcome outcome = r.problem[0] ? PROBE_NO_VERDICT : r.error[0] || r.devices != 1 ? PROBE_NO_GPU : PROBE_GPU;
@@ -1156,6 +1218,16 @@ static int write_tool_result(kit_part part, kit_outcome outcome, const char *dev
     return outcome == KIT_OUTCOME_PASS ? 0 : 1;
 }
 
+/* No GPU for the tool (none found, or none opened): skipped (77), or failed with KIT_REQUIRE_GPU=1. */
+static int tool_without_gpu(kit_part part, const char *why)
+{
+    int code = no_gpu_exit_code();
+    char message[2048];
+    snprintf(message, sizeof message, "compute-sanitizer %s not run: %s", args.tool, why);
+    write_tool_result(part, code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL, NULL, message);
+    return code;
+}
+
 /*
  * compute-sanitizer TOOL over the runner's "once" request (small inputs). Any error fails, and
  * so does any racecheck hazard, warnings included: the volatile-only warp unroll gives the right
@@ -1167,19 +1239,14 @@ static int grade_sanitizer(void)
     kit_part part;
     sanitizer_part(args.tool, &part);
     char device[256] = "", why[1536] = "";
-    probe_outcome found = probe(device, sizeof device, why, sizeof why);
+    probe_outcome found = probe("find", device, sizeof device, why, sizeof why);
     if (found == PROBE_NO_VERDICT) {
         char message[2048];
         snprintf(message, sizeof message, "compute-sanitizer %s not run: %s", args.tool, why);
         return write_tool_result(part, KIT_OUTCOME_FAIL, NULL, message);
     }
-    if (found == PROBE_NO_GPU) {
-        int code = no_gpu_exit_code();
-        char message[2048];
-        snprintf(message, sizeof message, "compute-sanitizer %s not run: %s", args.tool, why);
-        write_tool_result(part, code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL, NULL, message);
-        return code;
-    }
+    if (found == PROBE_NO_GPU)
+        return tool_without_gpu(part, why);
     char log_path[4096];
     char name[64];
     snprintf(name, sizeof name, "compute-sanitizer-%s", args.tool);
@@ -1191,6 +1258,10 @@ static int grade_sanitizer(void)
         char message[2048];
         snprintf(message, sizeof message, "compute-sanitizer %s could not run stage %d: %s", args.tool, args.stage, why);
         return write_tool_result(part, KIT_OUTCOME_FAIL, device, message);
+    }
+    if (gpu_would_not_open(&r)) { /* the GPU found, not opened: nothing ran under the tool */
+        free_reply(&r);
+        return tool_without_gpu(part, gpu_not_opened);
     }
     char summary[1024] = "", first[320] = "", where[220] = "", line[4096];
     int hazards = 0;
@@ -1675,7 +1746,7 @@ int main(int argc, char **argv)
         return grade_sanitizer();
     char device[256] = "", why[1536] = "";
     if (strcmp(args.part, "probe") == 0) {
-        probe_outcome found = probe(device, sizeof device, why, sizeof why);
+        probe_outcome found = probe("probe", device, sizeof device, why, sizeof why);
         if (found == PROBE_GPU) {
             printf("usable: %s (sandbox: %s)\n", device, kit_sandbox_mode());
             return 0;
@@ -1703,23 +1774,13 @@ int main(int argc, char **argv)
         return 1;
 
     /* 2. A GPU (the emulator needs none). */
-    probe_outcome found = emulated ? PROBE_GPU : probe(device, sizeof device, why, sizeof why);
+    probe_outcome found = emulated ? PROBE_GPU : probe("find", device, sizeof device, why, sizeof why);
     if (found == PROBE_NO_VERDICT) {
         fail_part(part, why);
         return 1;
     }
-    if (found == PROBE_NO_GPU) {
-        int code = no_gpu_exit_code();
-        printf("SKIPPED: %s: stage %d's GPU tests did not run%s\n", why, args.stage,
-               code == 77 ? " (the kit's CPU emulator grades it where it is built)"
-                          : ", and KIT_REQUIRE_GPU=1 makes that a failure");
-        kit_result r;
-        memset(&r, 0, sizeof r);
-        r.outcome = code == 77 ? KIT_OUTCOME_SKIP : KIT_OUTCOME_FAIL;
-        snprintf(r.message, sizeof r.message, "not graded: %s", why);
-        kit_result_write(args.results, args.stage, part, &r);
-        return code;
-    }
+    if (found == PROBE_NO_GPU)
+        return skip_without_gpu(part, why);
 
     /* 3. The Check suite: each test asks the runner, in a child of its own. */
     char name[64];
@@ -1752,6 +1813,10 @@ int main(int argc, char **argv)
     if (emulated)
         forget_picture();
     srunner_run_all(runner, CK_NORMAL);
+    if (gpu_not_opened[0]) {
+        srunner_free(runner);
+        return skip_without_gpu(part, gpu_not_opened);
+    }
     int failed = srunner_ntests_failed(runner);
     record(runner, args.part, part, emulated ? "the kit's CPU emulator" : device);
     srunner_free(runner);

@@ -416,7 +416,8 @@ typedef struct kit_plan {
  * past one and two blocks, powers of two and not, several passes), three sizes drawn now, every
  * supported block size, every input pattern with fresh seeds (two for a pattern drawn from its
  * seed); for a float stage then KIT_REPRODUCIBLE_RUNS runs of two drawn inputs at every block
- * size. \p max_n (0: none) leaves out larger sizes (the CPU emulator's limit).
+ * size. \p max_n leaves out larger sizes (the CPU emulator's limit); 0 is a GPU's plan, whose
+ * sizes go up to 2^21 words' worth (3x3 matrices: 233,016 of them, a size of the plan too).
  */
 kit_status kit_plan_correctness(kit_plan *plan, int stage, size_t max_n, kit_random *random, kit_error *err);
 /**

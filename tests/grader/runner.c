@@ -35,7 +35,8 @@
  * A stage file cannot reach this pipe: the audit refuses FILE objects, system calls and any
  * definition beyond a stage's own (audit.c).
  *
- * Requests (argv[1]): probe, cases [--advice N] [--loads N T1 [T2]] (the plan on stdin),
+ * Requests (argv[1]): probe (opens the GPU), find (names it, no context), cases [--advice N]
+ * [--loads N T1 [T2]] (the plan on stdin),
  * speedup --config FILE --n N --seed S --threads T, once (for compute-sanitizer), races and orders (CPU emulator).
  *
  * Built once per flavour, not once per runner: plain for the GPU runners (kit_runner_gpu,
@@ -153,7 +154,7 @@ static void say_loads(const kit_stage *graded, const kit_stage *reference, size_
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: runner probe|cases [--advice N] [--loads N T1 T2] < PLAN|speedup --config FILE --n N "
+    fprintf(stderr, "usage: runner probe|find|cases [--advice N] [--loads N T1 T2] < PLAN|speedup --config FILE --n N "
                     "--seed S --threads T|once|races|orders\n(started by kit_grade, which writes the plan and reads the answers "
                     "on file descriptor 3)\n");
     return 2;
@@ -347,20 +348,23 @@ int main(int argc, char **argv)
 #endif
     kit_gpu gpu;
     kit_error err = {KIT_OK, ""};
-    /* A probe only says which GPU is there: it makes no context (kit_gpu_find()), which every
-     * GPU test's probe did, a third of a GPU make check's contexts, made one at a time. */
-    kit_status status = strcmp(request, "probe") == 0 ? kit_gpu_find(&gpu, &err) : kit_gpu_open(&gpu, &err);
+    /* "find" only names the GPU: it makes no context (kit_gpu_find()). Each GPU part of kit_grade
+     * asks it first, and had asked "probe", which makes one: a third of a GPU make check's
+     * contexts, which the driver makes one at a time. A GPU found but not opened is said by the
+     * request that follows, as an error before any device line (kit_grade skips then, as here). */
+    const int probing = strcmp(request, "probe") == 0 || strcmp(request, "find") == 0;
+    kit_status status = strcmp(request, "find") == 0 ? kit_gpu_find(&gpu, &err) : kit_gpu_open(&gpu, &err);
     if (status != KIT_OK) {
         say("error status=%d message=%s", (int)status, err.message);
         say("done");
-        return strcmp(request, "probe") == 0 ? 77 : 0;
+        return probing ? 77 : 0;
     }
     say("device %s", gpu.name);
 
     kit_case_log log = {NULL, 0, 0};
     int exit_code = 0;
-    if (strcmp(request, "probe") == 0) {
-        /* nothing else: the device line says it is usable */
+    if (probing) {
+        /* nothing else: the device line says it is there (find) or usable (probe) */
     } else if (strcmp(request, "cases") == 0) {
         kit_plan plan;
         if (!read_plan(&plan)) {
