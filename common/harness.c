@@ -407,7 +407,7 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
     /* Kept in the workspace for its next run: a buffer malloc'd for each run is fresh pages for
      * each run, 4 GiB of them at 2^30 ints, each faulted in and zeroed by the kernel (while the
      * labs' large cases ran in an H200 make check, 2026-11-27, the kernel's share of the CPU time
-     * was 20 to 40%). */
+     * was 20 to 60%). */
     const size_t readback_words = in_span > span ? in_span : span;
     if (ws->readback_words < readback_words) {
         free(ws->readback);
