@@ -535,14 +535,35 @@ def pseudonym_key(path):
     return key
 
 
+def _pseudonym_from(digest):
+    return "%s-%s-%03d" % (ADJECTIVES[digest[0] % len(ADJECTIVES)], ANIMALS[digest[1] % len(ANIMALS)],
+                           int.from_bytes(digest[2:4], "big") % 1000)
+
+
+def _pseudonym_hiding_the_login(student, key):
+    """(digest, name): the first name drawn from the student's HMAC that does not spell out the login
+    ("bob" would be readable in "wise-bobcat-352"). The first draw keeps the key's earlier names; each
+    further one hashes the login with a counter, so the name still depends only on the student and
+    the key. A login of one or two letters is left alone: most names would contain it."""
+    digest = hmac.new(key, student.encode("utf-8"), hashlib.sha256).digest()
+    login = student.lower()
+    for attempt in range(1, 64):
+        name = _pseudonym_from(digest)
+        if len(login) < 3 or login not in name:
+            return digest, name
+        digest = hmac.new(key, ("%s\0%d" % (student, attempt)).encode("utf-8"), hashlib.sha256).digest()
+    raise SystemExit("class_report.py: every pseudonym drawn for %r contains the login; rename the student "
+                     "in the roster" % student)
+
+
 def pseudonyms(students, key):
     """{student: "amber-otter-417"}: adjective, animal and a number from the student's HMAC (4
     million of them). Two students of the class with the same one (in about one class of 300 in
     90) both get 6 more hex digits of theirs, so each pseudonym stays unique and still depends
     only on the student and the key."""
-    digests = {s: hmac.new(key, str(s).encode("utf-8"), hashlib.sha256).digest() for s in students}
-    names = {s: "%s-%s-%03d" % (ADJECTIVES[d[0] % len(ADJECTIVES)], ANIMALS[d[1] % len(ANIMALS)],
-                                int.from_bytes(d[2:4], "big") % 1000) for s, d in digests.items()}
+    digests, names = {}, {}
+    for s in students:
+        digests[s], names[s] = _pseudonym_hiding_the_login(str(s), key)
     taken = {}
     for s, name in names.items():
         taken.setdefault(name, []).append(s)

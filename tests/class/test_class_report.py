@@ -342,6 +342,16 @@ class ClassReportTest(unittest.TestCase):
         self.assertTrue(longer, "no clash among 100 students in 1000 numbers: the test proves nothing")
         self.assertEqual(len(set(crowded.values())), 100)
 
+    def test_a_pseudonym_never_spells_out_the_login_of_its_student(self):
+        # CI drew "wise-bobcat-352" for bob once: half the animals here would show him.
+        with mock.patch.object(class_report, "ANIMALS", ("bobcat", "otter")):
+            names = [class_report.pseudonyms(["bob", "Bobby"], bytes([k]) * 32) for k in range(40)]
+            self.assertFalse([n for n in names if "bob" in n["bob"] or "bobby" in n["Bobby"]])
+            self.assertTrue([n for n in names if "bobcat" in n["Bobby"]], "the rule must not hide every bobcat")
+        with mock.patch.object(class_report, "ANIMALS", ("bobcat",)):
+            with self.assertRaisesRegex(SystemExit, "every pseudonym drawn for 'bob' contains the login"):
+                class_report.pseudonyms(["bob"], bytes(32))
+
     def test_the_leaderboards_by_pseudonym_name_no_student_and_the_key_file_is_made_once_and_private(self):
         results = os.path.join(self.folder.name, "results")
         os.mkdir(results)
