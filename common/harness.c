@@ -54,6 +54,14 @@ static double seconds_now(void)
  * the same unless the per-thread default stream is compiled in (and the emulator's shim has
  * one stream only).
  */
+/* How much of the input a checked run reads back at a time to see that it is unchanged: 16 MiB
+ * on a GPU; 256 KiB on the emulator, so that its inputs (up to 2^20 + 7 words) cross chunks too. */
+#ifdef KIT_EMULATOR
+#define READBACK_CHUNK_WORDS ((size_t)1 << 16)
+#else
+#define READBACK_CHUNK_WORDS ((size_t)1 << 22)
+#endif
+
 #ifdef cudaStreamLegacy
 #define KIT_LEGACY_STREAM cudaStreamLegacy
 #else
@@ -405,10 +413,13 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
     const size_t words = kit_out_words(ws->problem);
     const char *results = is_int_sum(ws) ? "partial sums" : "partial results";
     /* Kept in the workspace for its next run: a buffer malloc'd for each run is fresh pages for
-     * each run, 4 GiB of them at 2^30 ints, each faulted in and zeroed by the kernel (while the
-     * labs' large cases ran in an H200 make check, 2026-11-27, the kernel's share of the CPU time
-     * was 20 to 60%). */
-    const size_t readback_words = in_span > span ? in_span : span;
+     * each run, each faulted in and zeroed by the kernel (while the labs' large cases ran in an
+     * H200 make check, 2026-11-27, the kernel's share of the CPU time was 20 to 60%). The input
+     * comes back a chunk at a time into the same buffer: one the size of the input was 4 GiB more
+     * at 2^30 ints, and 2.2 to 3.0 s of kernel time just to touch (this kit's 2-core development
+     * machine, 2026-11-27). */
+    const size_t chunk = in_span < READBACK_CHUNK_WORDS ? in_span : READBACK_CHUNK_WORDS;
+    const size_t readback_words = chunk > span ? chunk : span;
     if (ws->readback_words < readback_words) {
         free(ws->readback);
         ws->readback = malloc(readback_words * sizeof(int));
@@ -505,22 +516,28 @@ kit_status kit_run_checked(const kit_stage *stage, kit_workspace *ws, unsigned t
             break;
         }
     }
-    if (status == KIT_OK &&
-        cudaMemcpy(host, ws->device_input, in_span * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
-        status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot read the input back", what);
-    const size_t in_words = kit_in_words(ws->problem);
+    const size_t in_words = kit_in_words(ws->problem), words_in = input_words(ws);
     const int guard = kit_guard_word(ws->problem);
-    for (size_t i = 0; status == KIT_OK && i < in_span; i++) {
-        int want = i < input_words(ws) ? ws->host_input[i] : guard;
-        if (host[i] != want) {
+    for (size_t first = 0; status == KIT_OK && first < in_span; first += chunk) {
+        const size_t count = in_span - first < chunk ? in_span - first : chunk;
+        if (cudaMemcpy(host, ws->device_input + first, count * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) {
+            status = kit_fail(err, KIT_CUDA_ERROR, "%s: cannot read the input back", what);
+            break;
+        }
+        for (size_t j = 0; j < count; j++) {
+            const size_t i = first + j;
+            const int want = i < words_in ? ws->host_input[i] : guard;
+            if (host[j] == want)
+                continue;
             char where[64];
             if (in_words == 1)
                 snprintf(where, sizeof where, "in[%zu]", i);
             else
                 snprintf(where, sizeof where, "word %zu of the input", i);
             status = kit_fail(err, KIT_INPUT_CHANGED, "%s: the input changed at %s (was %d, now %d)%s", what, where,
-                              want, host[i], i < input_words(ws) ? ": a kernel must only read its input"
-                                                                  : ": it wrote past the end of the input");
+                              want, host[j], i < words_in ? ": a kernel must only read its input"
+                                                          : ": it wrote past the end of the input");
+            break;
         }
     }
     if (status == KIT_OK)
