@@ -811,7 +811,7 @@ class Progress:
     at least every HEARTBEAT seconds a line naming the submissions still being graded, so that a
     class of slow stages never leaves the terminal silent."""
 
-    HEARTBEAT = float(os.environ.get("KIT_CLASS_HEARTBEAT", "30"))  # the kit's test says 5
+    HEARTBEAT = float(os.environ.get("KIT_CLASS_HEARTBEAT", "30"))  # the kit's test says 2
 
     def __init__(self, to_grade):
         self.to_grade = to_grade
