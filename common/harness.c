@@ -55,7 +55,7 @@ static double seconds_now(void)
  * one stream only).
  */
 /* How much of the input a checked run reads back at a time to see that it is unchanged: 16 MiB
- * on a GPU; 256 KiB on the emulator, so that its inputs (up to 2^20 + 7 words) cross chunks too. */
+ * on a GPU; 256 KiB on the emulator, so that its inputs (2^20 + 7 words and more) cross chunks too. */
 #ifdef KIT_EMULATOR
 #define READBACK_CHUNK_WORDS ((size_t)1 << 16)
 #else

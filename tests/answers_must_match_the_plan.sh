@@ -64,14 +64,17 @@ fi
 # nothing. None may keep the int sum's words; a value that is no such word is refused.
 "$grade" correctness --stage 1 --runner "$work/answers_nothing" --object "$object" --source "$source" \
     --results "$work/results-names" --logs "$work/logs" --problem-words exact_median_of_fake_things > "$work/names.log" 2>&1
+graded=$?
 tap="$work/logs/stage1-correctness.tap"
+named=$(grep -c '^\(not \)\{0,1\}ok [0-9]* - .*:gives_the_\(same_\)\{0,1\}exact_median_of_fake_things_' "$tap" 2> /dev/null)
 "$grade" correctness --stage 1 --runner "$work/answers_nothing" --object "$object" --source "$source" \
     --problem-words "exact sum; rm -rf" > "$work/bad-words.log" 2>&1
 refused=$?
-if [ "$(grep -c '^\(not \)\{0,1\}ok [0-9]* - .*:gives_the_\(same_\)\{0,1\}exact_median_of_fake_things_' "$tap" 2> /dev/null)" -ne 4 ] ||
-    grep -q exact_sum "$tap" || [ "$refused" -ne 2 ] || ! grep -q "problem-words is up to 100" "$work/bad-words.log"; then
-    echo "FAIL: names: the Check log must name its 4 tests with --problem-words, and a bad value exit 2 ($refused):"
-    cat "$tap" "$work/bad-words.log" 2> /dev/null
+if [ "$graded" -ne 1 ] || [ "${named:-0}" -ne 4 ] || grep -q exact_sum "$tap" || [ "$refused" -ne 2 ] ||
+    ! grep -q "problem-words is up to 100" "$work/bad-words.log"; then
+    echo "FAIL: names: the failed grade ($graded, expected 1) must name its Check log's 4 tests with --problem-words" \
+         "(${named:-no log}), and a bad value exit 2 ($refused):"
+    cat "$tap" "$work/names.log" "$work/bad-words.log" 2> /dev/null
     failed=1
 else
     echo "ok: names: the 4 tests of the log say exact_median_of_fake_things; a bad --problem-words exits 2"

@@ -570,7 +570,11 @@ def pseudonyms(students, key):
     for name, holders in taken.items():
         if len(holders) > 1:
             for s in holders:
-                names[s] = "%s-%s" % (name, digests[s][4:7].hex())
+                login, digest = str(s).lower(), digests[s]
+                for at in range(4, len(digest) - 2):  # hex digits may spell a login too ("bad", "cafe")
+                    names[s] = "%s-%s" % (name, digest[at:at + 3].hex())
+                    if len(login) < 3 or login not in names[s]:
+                        break
     return names
 
 

@@ -348,6 +348,14 @@ class ClassReportTest(unittest.TestCase):
             names = [class_report.pseudonyms(["bob", "Bobby"], bytes([k]) * 32) for k in range(40)]
             self.assertFalse([n for n in names if "bob" in n["bob"] or "bobby" in n["Bobby"]])
             self.assertTrue([n for n in names if "bobcat" in n["Bobby"]], "the rule must not hide every bobcat")
+        # nor do the hex digits that keep two clashing pseudonyms apart ("amber-otter-417-cafe01")
+        hex_logins = ["bad", "cafe", "fad", "dab", "abe", "ace", "bed", "bee", "cab", "dad", "fed", "add"]
+        with mock.patch.object(class_report, "ADJECTIVES", ("amber",)), mock.patch.object(class_report, "ANIMALS",
+                                                                                             ("otter",)):
+            crowded = class_report.pseudonyms(hex_logins + ["s%03d" % i for i in range(90)], bytes([52, 0]) * 16)
+        self.assertTrue(crowded["fed"].startswith("amber-otter-326-"))  # where the first 6 digits were b51fed
+        self.assertEqual([s for s in hex_logins if s in crowded[s]], [])
+        self.assertEqual(len(set(crowded.values())), len(crowded))
         with mock.patch.object(class_report, "ANIMALS", ("bobcat",)):
             with self.assertRaisesRegex(SystemExit, "every pseudonym drawn for 'bob' contains the login"):
                 class_report.pseudonyms(["bob"], bytes(32))

@@ -1732,7 +1732,7 @@ static void picture_of_the_failure(void)
 static void add_named_test(TCase *tc, const TTest *test, const char *pattern)
 {
     static TTest named[4];
-    static char names[4][160];
+    static char names[4][200]; /* the longest pattern and 100 letters of --problem-words */
     static int used = 0;
     if (used == 4) {
         tcase_add_test(tc, test);
