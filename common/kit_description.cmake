@@ -41,8 +41,7 @@
 # In CMake: include() it, then
 #   kit_description_read(<kit top>)       sets KIT_DESCRIBED_STAGES and, per stage K,
 #       kit_stage<K>_{dir,name,title,min_threads,max_threads,passes,type,op,baseline,problem,
-#       problem_words,correctness_sentence,speedup_sentence,emulated_sentence}: problem_words is the
-#       problem as the test names say it ("exact_min_of_3x3_matrices"; kit_grade --problem-words)
+#       correctness_sentence,speedup_sentence,emulated_sentence}
 #   kit_description_write(OUTPUT <file> SOURCE <kit top> GRADING_CONFIG <file> EDITION <e>
 #       RELEASED <k>... [CLOSED <k>...] [BATCH <k>...] [RELEASE <k>...] [EDITION_STAGES <k>...]
 #       [REFERENCE_CUDA <version>])
@@ -163,7 +162,6 @@ function(kit_description_read source)
     set(problem "${problem_${type}_${op}}")
     set(kit_stage${k}_problem "${problem}" PARENT_SCOPE)
     _kit_problem_words(words ${type} "${problem}")
-    set(kit_stage${k}_problem_words "${words}" PARENT_SCOPE)
     set(kit_stage${k}_correctness_sentence "gives_the_${words}_at_every_size_block_size_and_input" PARENT_SCOPE)
     set(kit_stage${k}_emulated_sentence "gives_the_${words}_at_every_size_up_to_2_20_on_the_cpu_emulator" PARENT_SCOPE)
     set(kit_stage${k}_speedup_sentence "reaches_the_required_speedup_over_reference_stage_${baseline}" PARENT_SCOPE)

@@ -57,7 +57,7 @@ foreach(entry IN LISTS kit_graded_files)
     get_property(wrap GLOBAL PROPERTY KIT_SELFTEST_WRAP)
   endif()
   set(base --stage ${k} --object $<TARGET_OBJECTS:kit_graded_${id}> --source "${source}" --shown "${shown}"
-           --problem-words "${kit_stage${k}_problem_words}" ${kit_grade_tools})
+           ${kit_grade_tools})
   if(results)
     list(APPEND base --results "${results}" --logs "${results}/logs")
   endif()

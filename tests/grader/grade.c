@@ -69,9 +69,6 @@ typedef struct grade_args {
     /* --large-cases skip, the kit's corpus rows expected right: correctness runs the size matrix
      * alone; emulated runs each size above 2^17 ints' worth once (kit_plan_thin_large_sizes). */
     int skip_large_cases;
-    /* --problem-words, the problem as the kit's description names its tests ("exact_min_of_3x3_
-     * matrices": kit_description.cmake): the names of the part's tests in its Check XML and TAP. */
-    const char *problem_words;
 } grade_args;
 
 static grade_args args;
@@ -83,7 +80,7 @@ static void usage(FILE *out)
             "usage: kit_grade correctness|speedup|emulated --stage K --runner PROGRAM --object FILE.o --source FILE.cu\n"
             "                 [--shown PATH] [--results DIR] [--logs DIR] [--config FILE]\n"
             "                 [--speed-n N --speed-threads T --speed-seed S] [--nm NM --objdump OBJDUMP --cuobjdump CUOBJDUMP]\n"
-            "                 [--large-cases run|skip] [--problem-words WORDS]\n"
+            "                 [--large-cases run|skip]\n"
             "       kit_grade probe --stage K --runner PROGRAM\n"
             "       kit_grade sanitize --stage K --runner PROGRAM --sanitizer COMPUTE_SANITIZER --tool TOOL\n"
             "                 [--results DIR] [--logs DIR]\n"
@@ -170,12 +167,6 @@ static int parse_args(int argc, char **argv)
                 return 0;
             }
             args.skip_large_cases = strcmp(v, "skip") == 0;
-        } else if (strcmp(a, "--problem-words") == 0) {
-            if (!*v || strlen(v) > 100 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v)) {
-                fprintf(stderr, "kit_grade: --problem-words is up to 100 of a-z, 0-9 and _, not '%s'\n", v);
-                return 0;
-            }
-            args.problem_words = v;
         } else {
             fprintf(stderr, "kit_grade: unknown option '%s'\n", a);
             usage(stderr);
@@ -681,13 +672,13 @@ static void ask_and_check(plan_maker make, double timeout_s, const char *what, i
         *failed_flag = 0;
 }
 
-START_TEST(gives_the_answer_at_every_size_block_size_and_input)
+START_TEST(gives_the_exact_sum_at_every_size_block_size_and_input)
 {
     ask_and_check(plan_matrix, 120, "correctness", &left.size_matrix_failed);
 }
 END_TEST
 
-START_TEST(gives_the_answer_for_2_26_words_at_every_block_size)
+START_TEST(gives_the_exact_sum_for_2_26_ints_at_every_block_size)
 {
     if (already_failed())
         return;
@@ -695,7 +686,7 @@ START_TEST(gives_the_answer_for_2_26_words_at_every_block_size)
 }
 END_TEST
 
-START_TEST(gives_the_same_answer_every_time_it_runs)
+START_TEST(gives_the_same_exact_sum_every_time_it_runs)
 {
     if (already_failed())
         return;
@@ -710,7 +701,7 @@ static void leave_note(const char *note)
     snprintf(left.note, sizeof left.note, "%s", note);
 }
 
-START_TEST(gives_the_answer_for_2_30_words_the_largest_input_the_harness_promises)
+START_TEST(gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises)
 {
     if (already_failed())
         return;
@@ -776,7 +767,7 @@ static void remember_failing_case(const runner_reply *r)
  * were 94% of its elements. */
 #define EMULATED_THINNED_ABOVE ((size_t)1 << 17)
 
-START_TEST(gives_the_answer_at_every_size_up_to_2_20_on_the_cpu_emulator)
+START_TEST(gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator)
 {
     kit_random random;
     kit_random_from_system(&random);
@@ -921,7 +912,7 @@ static void speed_case(size_t base, int given_n_applies, const char *where, kit_
     free_reply(&r);
 }
 
-START_TEST(reaches_the_required_speedup_over_the_reference_of_its_baseline)
+START_TEST(reaches_the_required_speedup_over_reference_stage_1)
 {
     kit_result result;
     speed_case(kit_grade_elements(args.stage, config.speedup_n), 1, "", &result);
@@ -1724,27 +1715,6 @@ static void picture_of_the_failure(void)
     printf("picture: %s (%s; the reference's run beside it)\n", shown, words);
 }
 
-/*
- * Adds \p test to \p tc under the name \p pattern gives it, "%s" standing for the problem as the
- * kit's description words it (--problem-words; "right_answer" without it): a stage 10's log must
- * not say it gave the exact sum. Check keeps the pointer, so the names and copies live here.
- */
-static void add_named_test(TCase *tc, const TTest *test, const char *pattern)
-{
-    static TTest named[4];
-    static char names[4][200]; /* the longest pattern and 100 letters of --problem-words */
-    static int used = 0;
-    if (used == 4) {
-        tcase_add_test(tc, test);
-        return;
-    }
-    snprintf(names[used], sizeof names[used], pattern, args.problem_words ? args.problem_words : "right_answer");
-    named[used] = *test;
-    named[used].name = names[used];
-    _tcase_add_test(tc, &named[used], 0, 0, 0, 1);
-    used++;
-}
-
 int main(int argc, char **argv)
 {
     if (!parse_args(argc, argv))
@@ -1817,21 +1787,14 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create(args.part);
     tcase_set_timeout(tc, emulated ? 900 : 300);
     if (emulated) {
-        add_named_test(tc, gives_the_answer_at_every_size_up_to_2_20_on_the_cpu_emulator,
-                       "gives_the_%s_at_every_size_up_to_2_20_on_the_cpu_emulator");
+        tcase_add_test(tc, gives_the_exact_sum_at_every_size_up_to_2_20_on_the_cpu_emulator);
     } else if (part == KIT_PART_CORRECTNESS) {
-        add_named_test(tc, gives_the_answer_at_every_size_block_size_and_input,
-                       "gives_the_%s_at_every_size_block_size_and_input");
-        add_named_test(tc, gives_the_answer_for_2_26_words_at_every_block_size,
-                       "gives_the_%s_for_2_26_words_at_every_block_size");
-        add_named_test(tc, gives_the_same_answer_every_time_it_runs, "gives_the_same_%s_every_time_it_runs");
-        add_named_test(tc, gives_the_answer_for_2_30_words_the_largest_input_the_harness_promises,
-                       "gives_the_%s_for_2_30_words_the_largest_input_the_harness_promises");
+        tcase_add_test(tc, gives_the_exact_sum_at_every_size_block_size_and_input);
+        tcase_add_test(tc, gives_the_exact_sum_for_2_26_ints_at_every_block_size);
+        tcase_add_test(tc, gives_the_same_exact_sum_every_time_it_runs);
+        tcase_add_test(tc, gives_the_exact_sum_for_2_30_ints_the_largest_n_the_harness_promises);
     } else {
-        char over[96];
-        snprintf(over, sizeof over, "reaches_the_required_speedup_over_reference_stage_%d",
-                 kit_grade_baseline(args.stage));
-        add_named_test(tc, reaches_the_required_speedup_over_the_reference_of_its_baseline, over);
+        tcase_add_test(tc, reaches_the_required_speedup_over_reference_stage_1);
         if (config.latency_n[args.stage] > 0)
             tcase_add_test(tc, reaches_the_required_speedup_also_at_a_small_n_where_launch_latency_decides);
     }
