@@ -782,8 +782,9 @@ START_TEST(scores_give_speed_and_sanitizer_points_only_on_top_of_a_correct_stage
     ck_assert_msg(strstr(text, "Feedback for alice: 18 of 50 points, graded on NVIDIA H200.") &&
                       strstr(text, "Stage 3: 8 of 10 points.\n") &&
                       strstr(text, "  - sanitizer: FAIL: racecheck (0 of 2). Why: hazard\n    What to try: Look between") &&
-                      strstr(text, "  - correctness: FAIL (0 of 6). Why: wrong\n    What to try: Run the failing case alone, "
-                                   "`./build/reduce_ladder --stage 2 --impl labs`") &&
+                      strstr(text, "  - correctness: FAIL (0 of 6). Why: wrong\n    What to try: Rebuild with `cmake --build "
+                                   "build` (a grade builds only the grader's copy of your file), then run the failing "
+                                   "case alone, `./build/reduce_ladder --stage 2 --impl labs`") &&
                       strstr(text, "  - speedup: no points until the stage is correct.") &&
                       strstr(text, "  - sanitizer: clean (4 tools, emulator), but no points until the stage is correct."),
                   "%s", text);

@@ -346,7 +346,7 @@ class Grader:
 
     def paths(self, student):
         top = os.path.join(self.s["build_root"], "students", student)
-        return {"top": top, "labs": os.path.join(top, "labs"), "build": os.path.join(top, "build"),
+        return {"student": student, "top": top, "labs": os.path.join(top, "labs"), "build": os.path.join(top, "build"),
                 "logs": os.path.join(top, "logs"), "grade": os.path.join(top, "grade"),
                 "record": os.path.join(self.s["build_root"], "results", student + ".json")}
 
@@ -441,7 +441,10 @@ class Grader:
         configure = ["cmake", "-S", KIT, "-B", p["build"], "-DKIT_LABS_DIR=" + p["labs"], "-DKIT_WERROR=OFF",
                      "-DKIT_GRADE_ONLY=ON", "-DKIT_GRADER_SELFTEST=OFF",
                      "-DKIT_GRADE_STAGES=" + ";".join(map(str, self.s["stages"])),
-                     "-DKIT_CHECK_JOBS=%d" % self.s["grade_jobs"]] + self.s["cmake_args"]
+                     "-DKIT_CHECK_JOBS=%d" % self.s["grade_jobs"]]
+        if re.fullmatch(r"[A-Za-z0-9._@+-]{1,64}", p["student"]):  # the feedback's "Feedback for NAME", not "labs"
+            configure.append("-DKIT_STUDENT=" + p["student"])
+        configure += self.s["cmake_args"]
         if self.s.get("ccache"):
             configure += ["-DCMAKE_%s_COMPILER_LAUNCHER=%s" % (lang, self.s["ccache"]) for lang in ("C", "CXX", "CUDA")]
         env = self.build_environment()

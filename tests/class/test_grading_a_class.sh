@@ -99,6 +99,7 @@ row carol | grep -q "^carol,0,0,10,8,graded,.*reduce_one_pass.cu does not compil
 feedback=$(find "$work/root" -path "*carol*" -name 'feedback*.txt' | head -1)
 [ -n "$feedback" ] && head -1 "$feedback" | grep -q "^Stage 8: 08_one_pass/reduce_one_pass.cu does not compile; the compiler said: labs/" ||
     fail "carol's feedback must start with the compiler's message: ${feedback:-no feedback file}: $(head -3 "${feedback:-/dev/null}")"
+grep -q "^Feedback for carol: " "$feedback" || fail "carol's feedback must be addressed to her (KIT_STUDENT), not to her folder: $(grep '^Feedback for' "$feedback")"
 row dave | grep -q "^dave,0,0,10,8,graded,.*reduce_one_pass.cu is missing (graded as unfilled)" ||
     fail "dave's stage 8 is missing: $(row dave)"
 for f in class-report.html class-report.csv; do [ -s "$work/$f" ] || fail "no $f beside class.csv"; done

@@ -742,14 +742,17 @@ static const char *what_to_try(const kit_stage_grade *g, int category)
 {
     if (category == 0)
         return g->emulated_correctness
-                   ? "Run the failing case alone on the CPU emulator, `./build/reduce_ladder --stage K --impl labs` "
+                   ? "Rebuild with `cmake --build build` (a grade builds only the grader's copy of your file), then "
+                     "run the failing case alone on the CPU emulator, `./build/reduce_ladder --stage K --impl labs` "
                      "with the n and block size the message names (from the kit's folder), and draw what every "
                      "thread did: add `--picture lab.html` and open it in a browser. The stage page's pitfalls "
                      "say what goes wrong most often."
-                   : "Run the failing case alone, `./build/reduce_ladder --stage K --impl labs` with the n and "
+                   : "Rebuild with `cmake --build build` (a grade builds only the grader's copy of your file), then "
+                     "run the failing case alone, `./build/reduce_ladder --stage K --impl labs` with the n and "
                      "block size the message names (from the kit's folder), and read the stage page's pitfalls.";
     if (category == 1)
-        return "Compare your stage with the reference at the same n: `./build/reduce_ladder --stage K` prints "
+        return "Rebuild with `cmake --build build`, then compare your stage with the reference at the same n: "
+               "`./build/reduce_ladder --stage K` prints "
                "both rows. The stage page says what this stage removes and how fast it should be.";
     if (g->emulated_races && strstr(g->parts[KIT_PART_EMULATED_RACES].message, "depends on the order of the threads"))
         /* found by the thread orders, not by ThreadSanitizer: no two lines to name */
