@@ -48,12 +48,6 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/*
- * The legacy default stream: work on it starts after all earlier work of every blocking
- * stream, and their later work waits for it. CUDA names it cudaStreamLegacy; stream 0 means
- * the same unless the per-thread default stream is compiled in (and the emulator's shim has
- * one stream only).
- */
 /* How much of the input a checked run reads back at a time to see that it is unchanged: 16 MiB
  * on a GPU; 256 KiB on the emulator, so that its inputs (2^20 + 7 words and more) cross chunks too. */
 #ifdef KIT_EMULATOR
@@ -62,6 +56,12 @@ static double seconds_now(void)
 #define READBACK_CHUNK_WORDS ((size_t)1 << 22)
 #endif
 
+/*
+ * The legacy default stream: work on it starts after all earlier work of every blocking
+ * stream, and their later work waits for it. CUDA names it cudaStreamLegacy; stream 0 means
+ * the same unless the per-thread default stream is compiled in (and the emulator's shim has
+ * one stream only).
+ */
 #ifdef cudaStreamLegacy
 #define KIT_LEGACY_STREAM cudaStreamLegacy
 #else
