@@ -540,16 +540,22 @@ def _pseudonym_from(digest):
                            int.from_bytes(digest[2:4], "big") % 1000)
 
 
+def _spells_login(name, student):
+    """Whether pseudonym \p name shows the student's login (case aside). A login of one or two
+    letters is left alone: most names would contain it."""
+    login = str(student).lower()
+    return len(login) >= 3 and login in name
+
+
 def _pseudonym_hiding_the_login(student, key):
     """(digest, name): the first name drawn from the student's HMAC that does not spell out the login
     ("bob" would be readable in "wise-bobcat-352"). The first draw keeps the key's earlier names; each
     further one hashes the login with a counter, so the name still depends only on the student and
-    the key. A login of one or two letters is left alone: most names would contain it."""
+    the key (_spells_login() says which logins count)."""
     digest = hmac.new(key, student.encode("utf-8"), hashlib.sha256).digest()
-    login = student.lower()
     for attempt in range(1, 64):
         name = _pseudonym_from(digest)
-        if len(login) < 3 or login not in name:
+        if not _spells_login(name, student):
             return digest, name
         digest = hmac.new(key, ("%s\0%d" % (student, attempt)).encode("utf-8"), hashlib.sha256).digest()
     raise SystemExit("class_report.py: every pseudonym drawn for %r contains the login; rename the student "
@@ -570,10 +576,10 @@ def pseudonyms(students, key):
     for name, holders in taken.items():
         if len(holders) > 1:
             for s in holders:
-                login, digest = str(s).lower(), digests[s]
+                digest = digests[s]
                 for at in range(4, len(digest) - 2):  # hex digits may spell a login too ("bad", "cafe")
                     names[s] = "%s-%s" % (name, digest[at:at + 3].hex())
-                    if len(login) < 3 or login not in names[s]:
+                    if not _spells_login(names[s], s):
                         break
     return names
 
